@@ -1,0 +1,57 @@
+"""ember: a deep-learning framework in Python with PyTorch's API (``import ember as torch``).
+
+Example:
+    >>> import ember
+    >>> x = ember.ones(2, 3, requires_grad=True)
+    >>> (x * 2).sum().backward()
+    >>> x.grad.shape
+    torch.Size([2, 3])
+"""
+from __future__ import annotations
+
+from . import _dtype
+from ._device import device, get_default_device, set_default_device
+from ._dtype import (bfloat16, bool, can_cast, complex64, complex128, dtype, finfo, float16, float32,
+                     float64, get_default_dtype, iinfo, int8, int16, int32, int64, promote_types,
+                     set_default_dtype, uint8)
+from ._shape import Size
+from ._storage import UntypedStorage
+from ._tensor import Tensor
+from ._creation import (arange, as_tensor, empty, empty_like, empty_strided, eye, from_numpy, full,
+                        full_like, linspace, logspace, ones, ones_like, scalar_tensor, tensor, zeros,
+                        zeros_like)
+from . import autograd
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled
+from ._tensor_methods import linalg as _m_linalg, pointwise as _m_pointwise, reduction as _m_reduction
+from ._tensor_methods import view as _m_view
+
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+cfloat, cdouble = complex64, complex128
+strided = "torch.strided"
+contiguous_format = "contiguous"
+channels_last = "channels_last"
+preserve_format = "preserve"
+
+for _mod in (_m_pointwise, _m_reduction, _m_view, _m_linalg):
+    globals().update(_mod.FUNCTIONS)
+del _mod
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj) -> "bool":
+    return isinstance(obj, Tensor)
+
+
+def numel(input) -> "int":
+    return input.numel()
+
+
+def is_floating_point(input) -> "bool":
+    return input.is_floating_point()
+
+
+def is_complex(input) -> "bool":
+    return input.is_complex()

@@ -1,0 +1,566 @@
+"""dispatch(op, *args, **params): the one path every primitive call takes (layer L2).
+
+Order of a call:
+  1. an active dispatch mode (``TorchDispatchMode``) receives the call and may handle it;
+  2. the device: meta (or fake) inputs run the op's meta rule only; cpu inputs run the NumPy kernel
+     (pointwise ops first promote dtypes by torch's rules; float16/bfloat16 compute in float32);
+     when NumPy raises, the meta rule re-runs to raise torch's exception and message;
+  3. outputs are wrapped as Tensors (views share the base's version counter and record ``_base``);
+  4. when grad mode is on and an input requires grad, a Node records the backward.
+
+In-place (``dispatch_inplace``) and ``out=`` (``dispatch_out``) variants run the same path and then
+write into the target, bump its version and, for views, rewrite the base's history (CopySlices).
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import CPU, META
+from ._errors import dtype_title
+from ._shape import broadcast_shapes, contiguous_strides
+from ._storage import VersionCounter
+from ._tensor_base import AutogradMeta, TensorBase
+from .autograd.grad_mode import STATE
+from .autograd.graph import (AccumulateGrad, LOCAL as GRAPH_LOCAL, Node, SavedTensor,
+                             node_class_for)
+from .ops._registry import OpDef, TensorMeta
+
+__all__ = ["dispatch", "dispatch_inplace", "dispatch_out", "wrap", "set_tensor_class",
+           "TorchDispatchMode", "edge_of"]
+
+DEBUG = int(os.environ.get("EMBER_DEBUG", "0") or 0)
+_new = object.__new__
+_ndarray = np.ndarray
+_FROM_NP = D.FROM_NP
+_LOW = (D.float16, D.bfloat16)
+_f32 = D.float32
+Tensor = None  # the public Tensor class, handed in by _tensor.py (set_tensor_class)
+
+
+def set_tensor_class(cls) -> None:
+    global Tensor
+    Tensor = cls
+
+
+OpDef.__call__ = lambda self, *args, **params: dispatch(self, *args, **params)
+
+
+# ------------------------------------------------------------------------------ dispatch modes
+class _ModeState(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_MODES = _ModeState()
+_any_mode = [False]
+
+
+class TorchDispatchMode:
+    """Intercepts every primitive call in its ``with`` block: override
+    ``__torch_dispatch__(self, func, types, args=(), kwargs=None)``; call ``func(*args, **kwargs)`` to
+    run the op below this mode."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError
+
+    def __enter__(self):
+        _MODES.stack.append(self)
+        _any_mode[0] = True
+        return self
+
+    def __exit__(self, *exc):
+        _MODES.stack.remove(self)
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        return cls(*args, **kwargs)
+
+
+def _via_mode(op, args, params):
+    stack = _MODES.stack
+    mode = stack.pop()
+    try:
+        types = tuple({type(a) for a in _flat_tensors(args)})
+        return mode.__torch_dispatch__(op, types, args, params)
+    finally:
+        stack.append(mode)
+
+
+def current_modes() -> list:
+    return list(_MODES.stack)
+
+
+def _flat_tensors(args):
+    for a in args:
+        if isinstance(a, TensorBase):
+            yield a
+        elif type(a) in (list, tuple):
+            yield from (x for x in a if isinstance(x, TensorBase))
+
+
+# ------------------------------------------------------------------------------ wrapping
+def wrap(arr: np.ndarray, dtype=None) -> "Tensor":
+    """A fresh cpu Tensor over ``arr`` (no autograd)."""
+    t = _new(Tensor)
+    t._data = arr
+    t._dtype = dtype or _FROM_NP[arr.dtype]
+    t._meta = t._base = t._storage = t._version = t._grad_fn = t._ameta = None
+    t._output_nr = 0
+    t._requires_grad = False
+    return t
+
+
+def wrap_meta(shape, dtype, strides=None, offset=0) -> "Tensor":
+    t = _new(Tensor)
+    t._data = None
+    t._dtype = dtype
+    shape = tuple(shape)
+    t._meta = (shape, tuple(strides) if strides is not None else contiguous_strides(shape), offset)
+    t._base = t._storage = t._version = t._grad_fn = t._ameta = None
+    t._output_nr = 0
+    t._requires_grad = False
+    return t
+
+
+def _shape(t) -> tuple:
+    d = t._data
+    return d.shape if d is not None else t._meta[0]
+
+
+# ------------------------------------------------------------------------------ promotion
+def _key(a):
+    if isinstance(a, TensorBase):
+        d = a._data
+        return (a._dtype, (d.ndim if d is not None else len(a._meta[0])) == 0)
+    return type(a) if type(a) in (bool, int, float, complex) else _scalar_type(a)
+
+
+def _scalar_type(a):
+    if isinstance(a, (bool, np.bool_)):
+        return bool
+    if isinstance(a, (int, np.integer)):
+        return int
+    if isinstance(a, (complex, np.complexfloating)):
+        return complex
+    if isinstance(a, (float, np.floating)):
+        return float
+    raise TypeError(f"unsupported operand type: {type(a).__name__}")
+
+
+def result_dtype(op, args):
+    """torch's dtype for a pointwise op's result, and the dtype its kernel computes in."""
+    idx = op.promote_args
+    key = tuple(_key(args[i]) for i in idx) if idx is not None else tuple(_key(a) for a in args)
+    common = D.result_type_of(key)
+    p = op.promotion
+    if p == "default":
+        return common, common
+    if p == "int_to_float":
+        if common.category < 2:
+            common = D.get_default_dtype()
+        return common, common
+    if p == "compare":
+        return D.bool, common
+    if p == "always_bool":
+        return D.bool, None
+    if p == "complex_to_float":
+        return common.to_real(), common
+    return None, None
+
+
+def _to_compute(x, cdt):
+    """Cast an operand's array to the dtype the kernel computes in (float32 for float16/bfloat16)."""
+    if type(x) is _ndarray:
+        npdt = cdt.np
+        return x if x.dtype == npdt else x.astype(npdt)
+    return x
+
+
+# ------------------------------------------------------------------------------ the path
+def dispatch(op: OpDef, *args, **params):
+    """Run primitive ``op`` on ``args`` (Tensors, Python scalars, lists of Tensors)."""
+    if _any_mode[0] and _MODES.stack:
+        return _via_mode(op, args, params)
+    if DEBUG:
+        print(f"[ember] {op.name}", [tuple(_shape(a)) if isinstance(a, TensorBase) else a
+                                     for a in args], params)
+    grad = False
+    arrays = []
+    meta = False
+    for a in args:
+        if isinstance(a, TensorBase):
+            d = a._data
+            if d is None:
+                meta = True
+            if a._requires_grad:
+                grad = True
+            arrays.append(d)
+        elif type(a) is list or type(a) is tuple:
+            sub = []
+            for x in a:
+                if isinstance(x, TensorBase):
+                    if x._data is None:
+                        meta = True
+                    if x._requires_grad:
+                        grad = True
+                    sub.append(x._data)
+                else:
+                    sub.append(x)
+            arrays.append(sub)
+        else:
+            arrays.append(a)
+    if not args and op.kind == "creation":
+        dev = params.get("device")
+        if dev is not None and dev is not CPU:
+            if dev.type == "cuda":
+                raise AssertionError("Torch not compiled with CUDA enabled")
+            meta = dev is META
+    if meta:
+        outs = _run_meta(op, args, params)
+    else:
+        outs = _run_cpu(op, args, arrays, params)
+    if grad and STATE.enabled and op.backward is not None:
+        _record(op, args, params, outs)
+    return outs
+
+
+def _run_cpu(op, args, arrays, params):
+    kind = op.kind
+    out_dt = None
+    if op.promotion != "none":
+        out_dt, cdt = result_dtype(op, args)
+        if cdt is not None:
+            if cdt in _LOW:
+                cdt = _f32
+            idx = op.promote_args
+            if idx is None:
+                arrays = [_to_compute(x, cdt) for x in arrays]
+            else:
+                for i in idx:
+                    arrays[i] = _to_compute(arrays[i], cdt)
+    low = None
+    if op.promotion == "none" and kind != "view":
+        for a in args:
+            if isinstance(a, TensorBase) and a._dtype in _LOW:
+                low = a._dtype
+                arrays = [x.astype(np.float32) if type(x) is _ndarray and x.dtype == low.np else x
+                          for x in arrays]
+                break
+    try:
+        res = op.kernel(*arrays, **params)
+    except (ValueError, TypeError, IndexError, OverflowError, np.exceptions.AxisError,
+            np.linalg.LinAlgError) as e:
+        _explain_failure(op, args, params, e)
+        raise
+    if op.num_outputs == 1:
+        return _wrap_out(op, res, args, out_dt, low)
+    return tuple(_wrap_out(op, r, args, out_dt, low) for r in res)
+
+
+def _wrap_out(op, r, args, out_dt, low):
+    if type(r) is not _ndarray:
+        if isinstance(r, TensorBase):  # kernels of composite-like primitives may return Tensors
+            return r
+        r = np.asarray(r)
+    if out_dt is not None:
+        npdt = out_dt.np
+        if r.dtype != npdt:
+            r = r.astype(npdt)
+    elif low is not None and r.dtype == np.float32:
+        r = r.astype(low.np)
+    t = _new(Tensor)
+    t._data = r
+    t._dtype = out_dt or _FROM_NP[r.dtype]
+    t._meta = t._storage = t._grad_fn = t._ameta = None
+    t._output_nr = 0
+    t._requires_grad = False
+    if op.is_view:
+        src = args[0]
+        t._base = src._base if src._base is not None else src
+        t._version = src._version_cell()
+    else:
+        t._base = t._version = None
+    return t
+
+
+def _explain_failure(op, args, params, err):
+    """NumPy raised: run the meta rule on the slow path so the user sees torch's error."""
+    rule = op.meta_rule or _FAMILY_META.get(op.kind)
+    if rule is not None:
+        rule(op, *args, **params) if op.meta_rule is None else rule(*args, **params)
+
+
+# ------------------------------------------------------------------------------ meta
+def _pointwise_meta(op, *args, **params):
+    shapes = [_shape(a) for a in args if isinstance(a, TensorBase)]
+    shape = broadcast_shapes(*shapes)
+    out_dt, _ = result_dtype(op, args)
+    if out_dt is None:
+        out_dt = next(a._dtype for a in args if isinstance(a, TensorBase))
+    return TensorMeta(shape, out_dt)
+
+
+_FAMILY_META = {"pointwise": _pointwise_meta}
+
+
+def _run_meta(op, args, params):
+    for a in _flat_tensors(args):
+        if a._data is not None and a._data.ndim != 0:
+            raise RuntimeError(f"{op.name}: expected all tensors to be on the same device, but found "
+                               f"at least two devices, meta and cpu!")
+    if op.meta_rule is not None:
+        m = op.meta_rule(*args, **params)
+    elif op.kind in _FAMILY_META:
+        m = _FAMILY_META[op.kind](op, *args, **params)
+    else:
+        raise NotImplementedError(f"{op.name}: no meta rule, so it cannot run on the 'meta' device")
+    if isinstance(m, TensorMeta):
+        return _wrap_meta_out(op, m, args)
+    return tuple(_wrap_meta_out(op, x, args) for x in m)
+
+
+def _wrap_meta_out(op, m, args):
+    t = wrap_meta(m.shape, m.dtype, m.strides, m.offset)
+    if op.is_view:
+        src = args[0]
+        t._base = src._base if src._base is not None else src
+        t._version = src._version_cell()
+    return t
+
+
+# ------------------------------------------------------------------------------ autograd
+class _Const:
+    """A non-tensor input a derivative asked for (e.g. the scalar exponent of pow)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unpack(self, node):
+        return self.value
+
+
+class _SavedGroup:
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+    def unpack(self, node):
+        return tuple(s.unpack(node) if s is not None else None for s in self.items)
+
+
+def edge_of(t):
+    """The graph edge a tensor's gradient flows into: its grad_fn, or its leaf's AccumulateGrad."""
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (grad_accumulator(t), 0)
+    return (None, 0)
+
+
+def grad_accumulator(t):
+    am = t._ameta
+    if am is None:
+        am = t._ameta = AutogradMeta()
+    acc = am.acc() if am.acc is not None else None
+    if acc is None:
+        import weakref
+        acc = AccumulateGrad(t)
+        am.acc = weakref.ref(acc)
+    return acc
+
+
+def _differentiable(t) -> bool:
+    return t._dtype.category >= 2
+
+
+def _record(op, args, params, outs, inplace_self_saved=None):
+    """Create the op's Node: edges to every input, saved values, and outputs' grad_fn."""
+    cls = op.node_class or node_class_for(op)
+    node = _new(cls)
+    Node.__init__(node, ())
+    edges, metas = [], []
+    for a in args:
+        if isinstance(a, TensorBase):
+            if a._requires_grad:
+                edges.append(edge_of(a))
+                metas.append((_shape(a), a._dtype))
+            else:
+                edges.append((None, 0))
+                metas.append(None)
+        elif type(a) is list or type(a) is tuple:
+            for x in a:
+                if isinstance(x, TensorBase) and x._requires_grad:
+                    edges.append(edge_of(x))
+                    metas.append((_shape(x), x._dtype))
+                else:
+                    edges.append((None, 0))
+                    metas.append(None)
+        else:
+            edges.append((None, 0))
+            metas.append(None)
+    node.next_functions = tuple(edges)
+    node.input_meta = metas
+    node.op = op
+    node.params = params
+    single = op.num_outputs == 1
+    outs_t = (outs,) if single else outs
+    node.out_meta = None if single else [(_shape(o), o._dtype) for o in outs_t]
+    if not single:
+        node._n_out = len(outs_t)
+    saved = []
+    for name in op.save_order:
+        if name == "out":
+            saved.append(SavedTensor(outs_t[0], True, 0))
+        elif name == "outs":
+            saved.append(_SavedGroup([SavedTensor(o, True, i) for i, o in enumerate(outs_t)]))
+        else:
+            i = op.input_names.index(name)
+            v = args[i]
+            if i == 0 and inplace_self_saved is not None:
+                v = inplace_self_saved
+            if isinstance(v, TensorBase):
+                saved.append(SavedTensor(v))
+            elif type(v) is list or type(v) is tuple:
+                saved.append(_SavedGroup([SavedTensor(x) if isinstance(x, TensorBase) else None
+                                          for x in v]))
+            else:
+                saved.append(_Const(v))
+    node.saved = saved
+    diff = op.differentiable_outputs
+    for i, o in enumerate(outs_t):
+        if (diff is None or i in diff) and o._dtype.category >= 2:
+            o._grad_fn = node
+            o._output_nr = i
+            o._requires_grad = True
+    return node
+
+
+Node._n_out = 1  # default for nodes with one output (class attribute read by the engine)
+
+
+# ------------------------------------------------------------------------------ in-place and out=
+def _check_inplace_leaf(t, op_name):
+    if t._requires_grad and t._grad_fn is None and STATE.enabled:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def dispatch_inplace(op: OpDef, self, *args, **params):
+    """``self.op_(*args)``: compute, check shape and dtype, write into self, bump its version."""
+    _check_inplace_leaf(self, op.name)
+    grad = STATE.enabled and op.backward is not None and (
+        self._requires_grad or any(a._requires_grad for a in _flat_tensors(args)))
+    if grad:
+        saved_self = self.clone() if 0 in op.save_inputs else None
+        prev = STATE.enabled
+        STATE.enabled = False
+        try:
+            res = dispatch(op, self, *args, **params)
+        finally:
+            STATE.enabled = prev
+    else:
+        res = dispatch(op, self, *args, **params)
+    _write_result(op.name, self, res)
+    if grad:
+        node = _record(op, (self,) + args, params, res, inplace_self_saved=saved_self)
+        _adopt_history(self, res, node)
+    return self
+
+
+def _write_result(name, self, res):
+    if _shape(res) != _shape(self):
+        raise RuntimeError(f"output with shape {list(_shape(self))} doesn't match the broadcast shape "
+                           f"{list(_shape(res))}")
+    if res._dtype is not self._dtype and not D.can_cast(res._dtype, self._dtype):
+        raise RuntimeError(f"result type {dtype_title(res._dtype)} can't be cast to the desired "
+                           f"output type {dtype_title(self._dtype)}")
+    if self._data is not None:
+        np.copyto(self._data, res._data, casting="unsafe")
+    self._version_cell().value += 1
+
+
+def _adopt_history(self, res, node):
+    """After an in-place op recorded ``node`` for ``res``, make ``self`` that output; views also
+    rewrite their base's history (torch's CopySlices)."""
+    res_fn = res._grad_fn
+    if res_fn is None:
+        return
+    # outputs the node saved should now be self, so later in-place writes to self are detected
+    for i, s in enumerate(node.saved):
+        if type(s) is SavedTensor and s.is_output:
+            node.saved[i] = SavedTensor(self, True, s.output_nr)
+    base = self._base
+    if base is None:
+        self._grad_fn, self._output_nr, self._requires_grad = res_fn, 0, True
+        return
+    copy_slices(base, self, res)
+
+
+def copy_slices(base, view, res):
+    """Rewrite ``base``'s history after ``view`` (a view of base) was overwritten by ``res``."""
+    size, stride, offset = view._geometry_in(base)
+    cs = _new(CopySlices)
+    Node.__init__(cs, (edge_of(base) if base._requires_grad else (None, 0), edge_of(res)))
+    cs.base_shape, cs.base_stride, cs.base_dtype = _shape(base), base.stride(), base._dtype
+    cs.view_geom = (size, stride, offset)
+    cs.view_meta = (_shape(view), view._dtype)
+    base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
+    # the view's own history is now "as_strided of the new base"
+    prev = STATE.enabled
+    STATE.enabled = True
+    try:
+        alias = base.as_strided(size, stride, offset)
+    finally:
+        STATE.enabled = prev
+    view._grad_fn, view._output_nr, view._requires_grad = alias._grad_fn, 0, True
+
+
+class CopySlices(Node):
+    """Backward of an in-place write into a view: the base's grad outside the view, the new values'
+    grad inside it."""
+
+    __slots__ = ("base_shape", "base_stride", "base_dtype", "view_geom", "view_meta")
+
+    def apply(self, grads):
+        g = grads[0]
+        size, stride, offset = self.view_geom
+        full = g.new_empty_strided(self.base_shape, self.base_stride)
+        full.copy_(g)
+        g_view = full.as_strided(size, stride, offset).clone()
+        g_base = full.clone()
+        g_base.as_strided(size, stride, offset).zero_()
+        return (g_base, g_view)
+
+
+def dispatch_out(op: OpDef, out, *args, **params):
+    """``op(*args, out=out)``: no autograd; resize an empty ``out``; cast to its dtype."""
+    if STATE.enabled and any(a._requires_grad for a in _flat_tensors(args)):
+        raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if out._requires_grad and STATE.enabled:
+        raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    res = dispatch(op, *args, **params)
+    if isinstance(res, tuple):
+        raise RuntimeError(f"{op.name}(): out= for multi-output ops takes a tuple")
+    if _shape(res) != _shape(out):
+        if out.numel() != 0:
+            import warnings
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{list(_shape(out))}, which does not match the required output shape "
+                          f"{list(_shape(res))}. This behavior is deprecated.", UserWarning, stacklevel=3)
+        out._resize_for_out(_shape(res))
+    if res._dtype is not out._dtype and not D.can_cast(res._dtype, out._dtype):
+        raise RuntimeError(f"result type {dtype_title(res._dtype)} can't be cast to the desired "
+                           f"output type {dtype_title(out._dtype)}")
+    if out._data is not None:
+        np.copyto(out._data, res._data, casting="unsafe")
+    out._version_cell().value += 1
+    return out

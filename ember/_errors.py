@@ -1,0 +1,27 @@
+"""Message helpers so every error names the op and the offending shapes/dtypes (layer L0).
+
+Example:
+    >>> fmt_shape((4, 3))
+    '4x3'
+"""
+from __future__ import annotations
+
+__all__ = ["fmt_shape", "dtype_title", "op_error"]
+
+_TITLES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+           "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def fmt_shape(shape) -> str:
+    """torch's ``4x3`` form used in matmul-style messages."""
+    return "x".join(str(s) for s in shape)
+
+
+def dtype_title(d) -> str:
+    """torch's C++ scalar-type name (``Float``, ``Long``...) used in dtype messages."""
+    return _TITLES[d.name]
+
+
+def op_error(exc_type: type, op: str, message: str) -> Exception:
+    return exc_type(f"{op}(): {message}" if op else message)

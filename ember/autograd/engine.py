@@ -1,0 +1,181 @@
+"""The backward engine (layer L2): runs Nodes in dependency order without recursion.
+
+Ready nodes run highest sequence number first (the most recently created forward op), as in torch;
+``AccumulateGrad`` nodes run as soon as they are ready. The engine never imports Tensor: it calls
+methods on the gradients it is given.
+"""
+from __future__ import annotations
+
+import heapq
+import threading
+import warnings
+
+from .grad_mode import STATE
+from .graph import LOCAL, AccumulateGrad, accumulate_into
+
+__all__ = ["run_backward", "queue_callback"]
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.callbacks = []  # one list per running backward (nested backward in a hook is allowed)
+
+
+_TLS = _Local()
+
+
+def queue_callback(fn) -> None:
+    """Run ``fn()`` when the current backward pass finishes (torch's ``queue_callback``)."""
+    if not _TLS.callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _TLS.callbacks[-1].append(fn)
+
+
+def _n_outputs(node) -> int:
+    return getattr(node, "_n_out", 1)
+
+
+def _graph(roots, targets):
+    """Dependency counts over the part of the graph that matters (all of it without targets)."""
+    order, seen, stack = [], set(), [(r, False) for r in roots if r is not None]
+    while stack:  # iterative post-order DFS
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                stack.append((child, False))
+    needed = None
+    if targets is not None:
+        needed = set()
+        for node in order:  # children come before parents in post-order
+            if node in targets or any(c in needed for c, _ in node.next_functions if c is not None):
+                needed.add(node)
+    deps = {}
+    for node in order:
+        if needed is not None and node not in needed:
+            continue
+        for child, _ in node.next_functions:
+            if child is not None and (needed is None or child in needed):
+                deps[child] = deps.get(child, 0) + 1
+    return deps, needed
+
+
+def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, capture=None,
+                 accumulate: bool = True):
+    """Backpropagate ``grads`` from root edges ``roots`` (a list of ``(node, output_nr)``).
+
+    ``capture``: a list of edges whose incoming gradient is returned (``autograd.grad`` and
+    ``backward(inputs=)``). With ``accumulate=False`` leaves are not written (``autograd.grad``).
+    """
+    capture_at = {}
+    if capture is not None:
+        for i, (node, nr) in enumerate(capture):
+            if node is not None:
+                capture_at.setdefault(node, []).append((nr, i))
+    captured = [None] * (len(capture) if capture is not None else 0)
+    targets = set(capture_at) if capture is not None else None
+    root_nodes = [n for n, _ in roots]
+    deps, needed = _graph(root_nodes, targets)
+
+    buffers = {}
+    for (node, nr), g in zip(roots, grads):
+        if node is None or (needed is not None and node not in needed):
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * _n_outputs(node)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    heap, tick = [], 0
+    for node in buffers:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(heap, (-node._seq, tick, node))
+            tick += 1
+
+    prev = STATE.enabled
+    STATE.enabled = create_graph
+    _TLS.callbacks.append([])
+    try:
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            buf = buffers.pop(node)
+            _run_tensor_hooks(node, buf)
+            if node in capture_at:
+                for nr, i in capture_at[node]:
+                    captured[i] = buf[nr]
+            if not accumulate and isinstance(node, AccumulateGrad):
+                continue
+            outs = _call(node, buf)
+            if not retain_graph:
+                node.release()
+            for (child, nr), g in zip(node.next_functions, outs):
+                if child is None or (needed is not None and child not in needed):
+                    continue
+                cbuf = buffers.get(child)
+                if cbuf is None:
+                    cbuf = buffers[child] = [None] * _n_outputs(child)
+                if g is not None:
+                    cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    heapq.heappush(heap, (-child._seq, tick, child))
+                    tick += 1
+        for fn in _TLS.callbacks[-1]:
+            fn()
+    finally:
+        _TLS.callbacks.pop()
+        STATE.enabled = prev
+    return captured
+
+
+def _run_tensor_hooks(node, buf) -> None:
+    for hooks in (node._tensor_pre_hooks, node._retain_hooks):
+        if hooks:
+            for nr, fn in list(hooks.values()):
+                if buf[nr] is not None:
+                    r = fn(buf[nr])
+                    if r is not None:
+                        buf[nr] = r
+
+
+def _call(node, buf):
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            r = fn(tuple(buf))
+            if r is not None:
+                buf = list(r)
+    if all(g is None for g in buf):
+        outs = [None] * len(node.next_functions)
+    else:
+        outs = node.apply(buf)
+    if LOCAL.anomaly and LOCAL.anomaly_check_nan:
+        _check_nan(node, outs)
+    if node._hooks:
+        for fn in list(node._hooks.values()):
+            r = fn(tuple(outs), tuple(buf))
+            if r is not None:
+                outs = list(r)
+    return outs
+
+
+def _check_nan(node, outs) -> None:
+    for i, g in enumerate(outs):
+        if g is not None and bool(g.isnan().any()):
+            if node._trace:
+                warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
+                              f"the error:\n{''.join(node._trace)}", stacklevel=2)
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+def accumulate_captured(tensors, grads) -> None:
+    """``backward(inputs=)`` on non-leaf tensors: their captured gradient goes into ``.grad``."""
+    for t, g in zip(tensors, grads):
+        if g is not None:
+            accumulate_into(t, g)

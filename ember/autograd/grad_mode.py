@@ -1,0 +1,138 @@
+"""Thread-local grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+Each is a context manager and a decorator, as in torch. The state is thread-local (DataParallel runs
+replicas on threads, each with its own mode).
+
+Example:
+    >>> with no_grad():
+    ...     is_grad_enabled()
+    False
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+
+
+STATE = _State()
+
+
+def is_grad_enabled() -> bool:
+    return STATE.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return STATE.inference
+
+
+class _DecoratorContextManager:
+    """Base: subclasses implement ``__enter__``/``__exit__``; instances also decorate functions."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise TypeError("cannot decorate a class with a grad-mode context manager")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    with self.clone():
+                        response = gen.send(request)
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording inside the block (or the decorated function)."""
+
+    def __init__(self, orig_func=None):
+        self.prev = True
+        if orig_func is not None and callable(orig_func):
+            self._wrapped = self(orig_func)
+
+    def __enter__(self):
+        self.prev = STATE.enabled
+        STATE.enabled = False
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside the block, e.g. within ``no_grad``."""
+
+    def __enter__(self):
+        self.prev = STATE.enabled
+        STATE.enabled = True
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode to ``mode``; takes effect at once, and as a context manager restores on exit."""
+
+    def __init__(self, mode: bool):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+        self.prev = STATE.enabled
+        self.mode = mode
+        STATE.enabled = mode
+
+    def __enter__(self):
+        STATE.enabled = self.mode
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad``; tensors made inside are inference tensors (recorded on the tensor)."""
+
+    def __init__(self, mode: bool = True):
+        self.mode = mode
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __enter__(self):
+        self.prev = (STATE.enabled, STATE.inference)
+        if self.mode:
+            STATE.enabled, STATE.inference = False, True
+
+    def __exit__(self, *exc):
+        STATE.enabled, STATE.inference = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

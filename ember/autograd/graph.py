@@ -1,0 +1,296 @@
+"""The autograd graph (layer L2): Nodes, saved tensors with versions, hooks. No Tensor import.
+
+A Node is one backward function: it receives one gradient per output of its forward op and returns one
+gradient per edge in ``next_functions`` (an edge is ``(node, output_nr)`` or ``(None, 0)``). Leaves
+requiring grad end in an ``AccumulateGrad`` node holding the leaf.
+
+Example:
+    >>> import ember
+    >>> x = ember.ones(2, requires_grad=True)
+    >>> (x * 2).sum().grad_fn.next_functions[0][0].name()
+    'MulBackward0'
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+import traceback
+from collections import OrderedDict
+
+from ..utils.hooks import RemovableHandle
+from .grad_mode import STATE
+
+__all__ = ["Node", "PrimNode", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks",
+           "disable_saved_tensors_hooks", "node_class_for"]
+
+_seq = itertools.count()
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.saved_hooks = []      # stack of (pack, unpack)
+        self.saved_hooks_disabled = None
+        self.anomaly = False
+        self.anomaly_check_nan = True
+
+
+LOCAL = _Local()
+
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after "
+          "they have already been freed). Saved intermediate values of the graph are freed when you call "
+          ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+          "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+class Node:
+    """One backward function in the graph. ``name()`` is torch's (``MulBackward0``)."""
+
+    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
+                 "_retain_hooks", "_trace", "_metadata", "__weakref__")
+
+    def __init__(self, next_functions=()):
+        self.next_functions = next_functions
+        self._seq = next(_seq)
+        self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retain_hooks = None
+        self._metadata = None
+        self._trace = traceback.format_stack()[:-2] if LOCAL.anomaly else None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    def apply(self, grads: list) -> tuple:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free saved tensors (after a backward without ``retain_graph``)."""
+
+    # -- hooks -----------------------------------------------------------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = OrderedDict()
+        h = RemovableHandle(self._hooks)
+        self._hooks[h.id] = fn
+        return h
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = OrderedDict()
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h.id] = fn
+        return h
+
+    def _register_tensor_hook(self, output_nr: int, fn, retain: bool = False) -> RemovableHandle:
+        """A hook of the tensor that is output ``output_nr`` of this node (``Tensor.register_hook``)."""
+        attr = "_retain_hooks" if retain else "_tensor_pre_hooks"
+        d = getattr(self, attr)
+        if d is None:
+            d = OrderedDict()
+            setattr(self, attr, d)
+        h = RemovableHandle(d)
+        d[h.id] = (output_nr, fn)
+        return h
+
+
+class PrimNode(Node):
+    """The backward of a registered primitive: calls ``op.backward`` and fits grads to the inputs."""
+
+    __slots__ = ("op", "saved", "params", "input_meta", "out_meta")
+
+    def apply(self, grads):
+        op = self.op
+        saved = self.saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        args = [s.unpack(self) for s in saved]
+        if op.num_outputs == 1:
+            g = grads[0]
+        else:
+            g = tuple(gr if gr is not None else zeros_like_meta(m, grads)
+                      for gr, m in zip(grads, self.out_meta))
+        bp = op.backward_params
+        params = self.params
+        if bp and len(params) < len(bp):
+            params = {**op.param_defaults, **params}
+        if op.backward_shapes:
+            kw = dict(params) if bp is None else {k: params[k] for k in bp}
+            for k, i in op.backward_shapes:
+                kw[k] = self.input_meta[i][0] if self.input_meta[i] is not None else None
+            res = op.backward(g, *args, **kw)
+        elif bp is None:
+            res = op.backward(g, *args, **params)
+        elif bp:
+            res = op.backward(g, *args, **{k: params[k] for k in bp})
+        else:
+            res = op.backward(g, *args)
+        if type(res) is not tuple:
+            res = (res,)
+        out = []
+        for r, meta in zip(res, self.input_meta):
+            if r is None or meta is None:
+                out.append(None)
+                continue
+            shape, dt = meta
+            if r.shape != shape:
+                r = r.sum_to_size(shape)
+            if r.dtype is not dt:
+                r = r.real.to(dt) if (r.dtype.is_complex and not dt.is_complex) else r.to(dt)
+            out.append(r)
+        return out
+
+    def release(self):
+        self.saved = None
+
+
+def zeros_like_meta(meta, grads):
+    """A zero gradient for an output that received none (multi-output ops)."""
+    shape, dt = meta
+    ref = next(g for g in grads if g is not None)
+    return ref.new_zeros(shape, dtype=dt)
+
+
+_NODE_CLASSES: dict = {}
+
+
+def node_class_for(op) -> type:
+    """One PrimNode subclass per op so ``type(grad_fn).__name__`` is torch's name."""
+    cls = op.node_class
+    if cls is None:
+        cls = _NODE_CLASSES.get(op.node_name)
+        if cls is None:
+            cls = type(op.node_name, (PrimNode,), {"__slots__": ()})
+            _NODE_CLASSES[op.node_name] = cls
+        op.node_class = cls
+    return cls
+
+
+class AccumulateGrad(Node):
+    """Accumulates into ``variable.grad``: in place into an existing grad unless ``create_graph``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        Node.__init__(self, ())
+        self._seq = float("inf")  # torch runs these as soon as they are ready
+        self.variable = variable
+
+    def apply(self, grads):
+        var = self.variable
+        g = grads[0]
+        if g is None:
+            return ()
+        am = var._ameta
+        if am is not None and am.hooks:
+            for fn in list(am.hooks.values()):
+                r = fn(g)
+                if r is not None:
+                    g = r
+        accumulate_into(var, g)
+        if am is not None and am.post_acc_hooks:
+            for fn in list(am.post_acc_hooks.values()):
+                fn(var)
+        return ()
+
+
+def accumulate_into(var, g) -> None:
+    """``var.grad += g`` with torch's rules (fresh buffer first time; graph kept with create_graph)."""
+    create_graph = STATE.enabled
+    old = var.grad
+    if g.shape != var.shape:
+        g = g.sum_to_size(var.shape) if g.dim() >= var.dim() else g.expand(var.shape)
+    if old is None:
+        var._set_grad_unchecked(g if create_graph else g._detached_copy())
+    elif create_graph:
+        var._set_grad_unchecked(old + g)
+    else:
+        old._accumulate_(g)
+
+
+# ---------------------------------------------------------------------------- saved tensors
+class SavedTensor:
+    """A tensor saved for backward with the version it had; unpacking checks it was not modified."""
+
+    __slots__ = ("data", "version", "counter", "is_output", "output_nr", "unpack_hook", "grad_fn_name")
+
+    def __init__(self, t, is_output: bool = False, output_nr: int = 0):
+        self.is_output = is_output
+        self.output_nr = output_nr
+        hooks = LOCAL.saved_hooks
+        if hooks:
+            pack, unpack = hooks[-1]
+            self.data = pack(t.detach() if is_output else t)
+            self.unpack_hook = unpack
+            self.counter = None
+            return
+        self.unpack_hook = None
+        counter = t._version_cell()
+        self.counter = counter
+        self.version = counter.value
+        # an output is saved without its grad_fn so output -> node -> saved output is no cycle
+        self.data = t.detach() if is_output else t
+
+    def unpack(self, node):
+        if self.unpack_hook is not None:
+            t = self.unpack_hook(self.data)
+        else:
+            t = self.data
+            if self.counter.value != self.version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: [{t._type_string()} {list(t.shape)}], which is output "
+                    f"{self.output_nr} of {node.name() if self.is_output else _producer(t)}, is at "
+                    f"version {self.counter.value}; expected version {self.version} instead. Hint: "
+                    "enable anomaly detection to find the operation that failed to compute its "
+                    "gradient, with torch.autograd.set_detect_anomaly(True).")
+        if self.is_output and STATE.enabled:
+            return t._output_alias(node, self.output_nr)
+        return t
+
+
+def _producer(t) -> str:
+    fn = t.grad_fn
+    return fn.name() if fn is not None else "AccumulateGrad"
+
+
+class saved_tensors_hooks:
+    """Context manager: ``pack_hook(tensor)`` runs when a tensor is saved for backward, ``unpack_hook``
+    when backward reads it (e.g. offloading or recomputation)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if LOCAL.saved_hooks_disabled is not None:
+            raise RuntimeError(LOCAL.saved_hooks_disabled)
+        LOCAL.saved_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        LOCAL.saved_hooks.pop()
+
+
+class disable_saved_tensors_hooks:
+    """Inside, registering saved-tensor hooks raises ``RuntimeError(error_message)``."""
+
+    def __init__(self, error_message: str):
+        self.msg = error_message
+
+    def __enter__(self):
+        self.prev = LOCAL.saved_hooks_disabled
+        LOCAL.saved_hooks_disabled = self.msg
+
+    def __exit__(self, *exc):
+        LOCAL.saved_hooks_disabled = self.prev

@@ -1,0 +1,123 @@
+"""The primitive registry (layer L1): one ``OpDef`` per primitive holds kernel, meta rule and derivative.
+
+A primitive is declared once, in its family's file::
+
+    @primitive("mul", kind="pointwise", expr="a * b")
+    def mul(a, b):                 # kernel: arrays (and Python scalars) in, array out
+        return np.multiply(a, b)
+
+    @mul.derivative
+    def _(grad, a, b):             # Tensors in, Tensors out, written in ember ops
+        return grad * b.conj(), grad * a.conj()
+
+What a derivative saves for backward is read from its signature: parameters named like kernel inputs
+save those inputs, ``out`` saves the (first) output, ``outs`` every output; keyword-only parameters
+receive the op's params. The registry sums gradients over broadcast dims and casts them to the input's
+dtype, so derivatives state only the maths.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+__all__ = ["OpDef", "primitive", "REGISTRY", "TensorMeta"]
+
+REGISTRY: dict = {}
+
+# type-promotion kinds of pointwise ops (torch's ELEMENTWISE_TYPE_PROMOTION_KIND)
+PROMOTIONS = ("default", "int_to_float", "always_bool", "compare", "complex_to_float", "none")
+
+
+class TensorMeta:
+    """What a meta rule returns: shape, dtype and optionally strides and storage offset."""
+
+    __slots__ = ("shape", "dtype", "strides", "offset")
+
+    def __init__(self, shape, dtype, strides=None, offset=0):
+        self.shape, self.dtype, self.strides, self.offset = tuple(shape), dtype, strides, offset
+
+
+def _camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+class OpDef:
+    """A primitive: ``kernel(*arrays, **params)``, ``meta(*tensors, **params)``, derivative, family."""
+
+    def __init__(self, name: str, kernel: Callable, kind: str, *, promotion: str = "default",
+                 expr: str | None = None, node_name: str | None = None, num_outputs: int = 1,
+                 differentiable_outputs: tuple | None = None, promote_args: tuple | None = None):
+        assert kind in ("pointwise", "reduction", "view", "other", "foreach", "random", "creation")
+        assert promotion in PROMOTIONS
+        self.name = name
+        self.kernel = kernel
+        self.kind = kind
+        self.is_view = kind == "view"
+        self.promotion = promotion if kind == "pointwise" else "none"
+        self.expr = expr
+        self.promote_args = promote_args  # which positional args take part in promotion (None: all)
+        self.num_outputs = num_outputs
+        self.differentiable_outputs = differentiable_outputs
+        self.input_names = tuple(p.name for p in inspect.signature(kernel).parameters.values()
+                                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        self.node_name = node_name or f"{_camel(name)}Backward0"
+        # defaults of the kernel's keyword-only params, so derivatives see every param
+        self.param_defaults = {p.name: p.default for p in inspect.signature(kernel).parameters.values()
+                               if p.kind == p.KEYWORD_ONLY and p.default is not p.empty}
+        self.meta_rule: Callable | None = None
+        self.backward: Callable | None = None
+        self.save_inputs: tuple = ()
+        self.save_order: tuple = ()
+        self.save_out = False
+        self.save_outs = False
+        self.backward_params: tuple | None = ()
+        self.backward_shapes: tuple = ()
+        self.node_class = None  # filled by the autograd layer (one Node subclass per op, torch's name)
+        REGISTRY[name] = self
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+    def derivative(self, fn: Callable) -> Callable:
+        """Register ``fn(grad, <saved inputs/out>, *, <params>)`` returning one grad per input."""
+        sig = inspect.signature(fn)
+        positional, keyword, var_kw = [], [], False
+        for p in list(sig.parameters.values())[1:]:
+            if p.kind == p.KEYWORD_ONLY:
+                keyword.append(p.name)
+            elif p.kind == p.VAR_KEYWORD:
+                var_kw = True
+            else:
+                positional.append(p.name)
+        for n in positional:
+            if n not in self.input_names and n not in ("out", "outs"):
+                raise TypeError(f"derivative of {self.name}: '{n}' names no input of the kernel "
+                                f"{self.input_names}")
+        self.save_inputs = tuple(self.input_names.index(n) for n in positional
+                                 if n in self.input_names)
+        self.save_order = tuple(positional)
+        self.save_out = "out" in positional
+        self.save_outs = "outs" in positional
+        self.backward_params = None if var_kw else tuple(k for k in keyword if not self._is_shape_kw(k))
+        # keyword-only ``<input>_shape`` parameters receive that input's shape (no tensor is saved)
+        self.backward_shapes = tuple((k, self.input_names.index(k[:-6])) for k in keyword
+                                     if self._is_shape_kw(k))
+        self.backward = fn
+        return fn
+
+    def _is_shape_kw(self, k: str) -> bool:
+        return k.endswith("_shape") and k[:-6] in self.input_names
+
+    def meta(self, fn: Callable) -> Callable:
+        """Register the meta rule: ``fn(*inputs, **params) -> TensorMeta`` (or a tuple of them)."""
+        self.meta_rule = fn
+        return fn
+
+
+def primitive(name: str, kind: str = "other", **options) -> Callable[[Callable], OpDef]:
+    """Decorator turning a kernel into a registered ``OpDef``."""
+    def wrap(kernel: Callable) -> OpDef:
+        if name in REGISTRY:
+            raise ValueError(f"primitive '{name}' is defined twice")
+        return OpDef(name, kernel, kind, **options)
+    return wrap

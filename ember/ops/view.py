@@ -1,0 +1,302 @@
+"""View primitives (layer L1): outputs share the input's memory; NumPy gives the view, the meta rule
+gives torch's strides, the derivative maps the gradient back.
+
+Public composites (reshape, flatten, unflatten, narrow, unbind, split, chunk, movedim, t, mT...) are
+built on these in the method layer.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._shape import contiguous_strides, normalize_dim, view_strides
+from ._meta import view_meta
+from ._registry import primitive
+
+
+def _elem_strides(a) -> tuple:
+    isz = a.itemsize
+    return tuple(s // isz for s in a.strides)
+
+
+def restride(a, shape, strides_elems, offset_elems=None):
+    """A view of ``a``'s root buffer with torch geometry (element strides, offset from the root)."""
+    root = _buffer_of(a)
+    isz = a.itemsize
+    off = _byte_offset(a) if offset_elems is None else offset_elems * isz
+    if root.flags.c_contiguous or root.flags.f_contiguous:
+        return np.ndarray(tuple(shape), a.dtype, buffer=root, offset=off,
+                          strides=tuple(s * isz for s in strides_elems))
+    start = np.lib.stride_tricks.as_strided(a, (1,), (isz,))  # a root that is itself strided
+    return np.lib.stride_tricks.as_strided(start, tuple(shape), tuple(s * isz for s in strides_elems))
+
+
+def _buffer_of(a):
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _byte_offset(a) -> int:
+    root = _buffer_of(a)
+    return a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+
+
+# ----------------------------------------------------------------------------- view / reshape-as-view
+_VIEW_ERR = ("view size is not compatible with input tensor's size and stride (at least one dimension "
+             "spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+@primitive("view", kind="view")
+def view(a, *, size):
+    if a.flags.c_contiguous:
+        return a.reshape(size)
+    strides = view_strides(a.shape, _elem_strides(a), size)
+    if strides is None:
+        raise RuntimeError(_VIEW_ERR)
+    return restride(a, size, strides)
+
+
+@view.meta
+def _(a, *, size):
+    strides = view_strides(tuple(a.shape), a.stride(), size)
+    if strides is None:
+        raise RuntimeError(_VIEW_ERR)
+    return view_meta(a, size, strides)
+
+
+@view.derivative
+def _(grad, *, a_shape):
+    return grad.reshape(a_shape)
+
+
+@primitive("permute", kind="view")
+def permute(a, *, dims):
+    return np.transpose(a, dims)
+
+
+@permute.meta
+def _(a, *, dims):
+    st = a.stride()
+    return view_meta(a, [a.shape[d] for d in dims], [st[d] for d in dims])
+
+
+@permute.derivative
+def _(grad, *, dims):
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return grad.permute(inv)
+
+
+@primitive("transpose", kind="view")
+def transpose(a, *, dim0, dim1):
+    return np.swapaxes(a, dim0, dim1)
+
+
+@transpose.meta
+def _(a, *, dim0, dim1):
+    shape, st = list(a.shape), list(a.stride())
+    shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
+    st[dim0], st[dim1] = st[dim1], st[dim0]
+    return view_meta(a, shape, st)
+
+
+@transpose.derivative
+def _(grad, *, dim0, dim1):
+    return grad.transpose(dim0, dim1)
+
+
+@primitive("expand", kind="view")
+def expand(a, *, size):
+    return np.broadcast_to(a, size)
+
+
+@expand.meta
+def _(a, *, size):
+    nd = len(size) - a.dim()
+    st = [0] * nd + [0 if s == 1 and n != 1 else t for s, n, t in zip(a.shape, size[nd:], a.stride())]
+    return view_meta(a, size, st)
+
+
+@expand.derivative
+def _(grad, *, a_shape):
+    return grad.sum_to_size(a_shape)
+
+
+@primitive("select", kind="view")
+def select(a, *, dim, index):
+    return a[(slice(None),) * dim + (index,)]
+
+
+@select.meta
+def _(a, *, dim, index):
+    st = a.stride()
+    return view_meta(a, a.shape[:dim] + a.shape[dim + 1:], st[:dim] + st[dim + 1:],
+                     a.storage_offset() + index * st[dim])
+
+
+@select.derivative
+def _(grad, *, a_shape, dim, index):
+    return grad._op(select_backward, input_sizes=tuple(a_shape), dim=dim, index=index)
+
+
+@primitive("select_backward", kind="other")
+def select_backward(grad, *, input_sizes, dim, index):
+    out = np.zeros(input_sizes, grad.dtype)
+    out[(slice(None),) * dim + (index,)] = grad
+    return out
+
+
+@select_backward.derivative
+def _(gg, *, dim, index):
+    return gg.select(dim, index)
+
+
+@primitive("slice", kind="view")
+def slice_(a, *, dim, start, end, step=1):
+    return a[(slice(None),) * dim + (slice(start, end, step),)]
+
+
+@slice_.meta
+def _(a, *, dim, start, end, step=1):
+    n = len(range(start, end, step))
+    shape, st = list(a.shape), list(a.stride())
+    shape[dim] = n
+    off = a.storage_offset() + start * st[dim]
+    st[dim] *= step
+    return view_meta(a, shape, st, off)
+
+
+@slice_.derivative
+def _(grad, *, a_shape, dim, start, end, step):
+    return grad._op(slice_backward, input_sizes=tuple(a_shape), dim=dim, start=start, end=end,
+                    step=step)
+
+
+@primitive("slice_backward", kind="other")
+def slice_backward(grad, *, input_sizes, dim, start, end, step):
+    out = np.zeros(input_sizes, grad.dtype)
+    out[(slice(None),) * dim + (slice(start, end, step),)] = grad
+    return out
+
+
+@slice_backward.derivative
+def _(gg, *, dim, start, end, step):
+    return gg.slice(dim, start, end, step)
+
+
+@primitive("unsqueeze", kind="view")
+def unsqueeze(a, *, dim):
+    return np.expand_dims(a, dim)
+
+
+@unsqueeze.meta
+def _(a, *, dim):
+    shape, st = list(a.shape), list(a.stride())
+    inner = st[dim] * shape[dim] if dim < len(shape) else 1
+    shape.insert(dim, 1)
+    st.insert(dim, inner)
+    return view_meta(a, shape, st)
+
+
+@unsqueeze.derivative
+def _(grad, *, dim):
+    return grad.squeeze(dim)
+
+
+@primitive("squeeze", kind="view")
+def squeeze(a, *, dims):
+    dims = tuple(d for d in dims if a.shape[d] == 1)
+    return np.squeeze(a, dims) if dims else a.view()
+
+
+@squeeze.meta
+def _(a, *, dims):
+    keep = [i for i in range(a.dim()) if not (i in dims and a.shape[i] == 1)]
+    return view_meta(a, [a.shape[i] for i in keep], [a.stride()[i] for i in keep])
+
+
+@squeeze.derivative
+def _(grad, *, a_shape):
+    return grad.reshape(a_shape)
+
+
+@primitive("diagonal", kind="view")
+def diagonal(a, *, offset=0, dim1=0, dim2=1):
+    d = np.diagonal(a, offset, dim1, dim2)
+    if not d.size:
+        return d
+    # NumPy's diagonal is read-only; the same memory is writable in torch
+    return restride(a, d.shape, _elem_strides(d), _byte_offset(d) // a.itemsize)
+
+
+@diagonal.meta
+def _(a, *, offset=0, dim1=0, dim2=1):
+    shape, st = list(a.shape), list(a.stride())
+    n = max(0, min(shape[dim1] - max(-offset, 0), shape[dim2] - max(offset, 0)))
+    off = a.storage_offset() + (offset * st[dim2] if offset >= 0 else -offset * st[dim1])
+    dstride = st[dim1] + st[dim2]
+    keep = [i for i in range(len(shape)) if i not in (dim1, dim2)]
+    return view_meta(a, [shape[i] for i in keep] + [n], [st[i] for i in keep] + [dstride], off)
+
+
+@diagonal.derivative
+def _(grad, *, a_shape, offset, dim1, dim2):
+    out = grad.new_zeros(a_shape)
+    out.diagonal(offset, dim1, dim2).copy_(grad)
+    return out
+
+
+@primitive("as_strided", kind="view")
+def as_strided(a, *, size, stride, storage_offset=None):
+    return restride(a, size, stride, storage_offset)
+
+
+@as_strided.meta
+def _(a, *, size, stride, storage_offset=None):
+    return view_meta(a, size, stride, a.storage_offset() if storage_offset is None else storage_offset)
+
+
+@as_strided.derivative
+def _(grad, a, *, size, stride, storage_offset):
+    # scatter-add the gradient into a buffer with the input's geometry (torch's as_strided_backward)
+    return grad._op(as_strided_backward, a, size=size, stride=stride, storage_offset=storage_offset)
+
+
+@primitive("as_strided_backward", kind="other")
+def as_strided_backward(grad, a, *, size, stride, storage_offset):
+    root = _buffer_of(a)
+    buf = np.zeros(root.size, grad.dtype)
+    off = storage_offset if storage_offset is not None else _byte_offset(a) // a.itemsize
+    idx = np.full(tuple(size), off, np.int64)
+    for d, (n, s) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = n
+        idx = idx + (np.arange(n) * s).reshape(shape)
+    np.add.at(buf, idx.reshape(-1), np.asarray(grad).reshape(-1))
+    a_off = _byte_offset(a) // a.itemsize
+    in_idx = np.full(a.shape, a_off, np.int64)
+    for d, (n, s) in enumerate(zip(a.shape, _elem_strides(a))):
+        shape = [1] * a.ndim
+        shape[d] = n
+        in_idx = in_idx + (np.arange(n) * s).reshape(shape)
+    return buf[in_idx]
+
+
+@primitive("alias", kind="view", node_name="AliasBackward0")
+def alias(a):
+    return a.view()
+
+
+@alias.meta
+def _(a):
+    return view_meta(a, a.shape, a.stride())
+
+
+@alias.derivative
+def _(grad):
+    return grad
+
+
+__all__ = ["view", "permute", "transpose", "expand", "select", "slice_", "unsqueeze", "squeeze",
+           "diagonal", "as_strided", "alias", "contiguous_strides", "normalize_dim"]

@@ -1,0 +1,123 @@
+"""``__torch_function__``: the public-level interception point (layer L2), with torch's names.
+
+Every public function and Tensor method checks its tensor-like arguments; when one has a
+``__torch_function__`` other than the plain Tensor's, the call goes to it as
+``cls.__torch_function__(func, types, args, kwargs)``. fx's Proxy and Tensor subclasses hook in here.
+
+Example:
+    >>> class Logged:
+    ...     @classmethod
+    ...     def __torch_function__(cls, func, types, args=(), kwargs=None):
+    ...         return func.__name__
+    >>> import ember
+    >>> ember.add(Logged(), 1)
+    'add'
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+from ._tensor_base import TensorBase
+
+__all__ = ["has_torch_function", "handle_torch_function", "is_tensor_like", "public",
+           "PLAIN_TYPES", "DisableTorchFunction", "DisableTorchFunctionSubclass"]
+
+# types whose __torch_function__ is the default (the fast path skips the protocol for them)
+PLAIN_TYPES: set = set()
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.disabled = 0
+        self.subclass_disabled = 0
+
+
+STATE = _State()
+
+
+def is_tensor_like(x) -> bool:
+    return isinstance(x, TensorBase) or hasattr(type(x), "__torch_function__")
+
+
+def _overriding(args) -> list:
+    seen, out = set(), []
+    for a in args:
+        t = type(a)
+        if t in PLAIN_TYPES or t in seen:
+            continue
+        if t is list or t is tuple:
+            for x in _overriding(a):
+                if type(x) not in seen:
+                    seen.add(type(x))
+                    out.append(x)
+            continue
+        if hasattr(t, "__torch_function__"):
+            seen.add(t)
+            out.append(a)
+    return out
+
+
+def has_torch_function(args) -> bool:
+    """True when some argument overrides the protocol (and it is not disabled)."""
+    if STATE.disabled:
+        return False
+    for a in args:
+        t = type(a)
+        if t in PLAIN_TYPES:
+            continue
+        if t is list or t is tuple:
+            if has_torch_function(a):
+                return True
+        elif hasattr(t, "__torch_function__"):
+            if STATE.subclass_disabled and isinstance(a, TensorBase):
+                continue
+            return True
+    return False
+
+
+def handle_torch_function(public_api, relevant_args, *args, **kwargs):
+    """Call the overriding ``__torch_function__`` of ``relevant_args`` (subclasses first)."""
+    overloaded = _overriding(relevant_args)
+    # subclasses before their parents, as torch orders them
+    overloaded.sort(key=lambda x: -len(type(x).__mro__))
+    types = tuple(type(x) for x in overloaded)
+    for a in overloaded:
+        fn = type(a).__torch_function__
+        result = fn(public_api, types, args, kwargs) if not hasattr(fn, "__func__") \
+            else fn.__func__(type(a), public_api, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    raise TypeError(f"no implementation found for '{getattr(public_api, '__qualname__', public_api)}' on "
+                    f"types that implement __torch_function__: {[type(a) for a in overloaded]}")
+
+
+def public(fn):
+    """Decorate a public function so tensor-like arguments may override it (the long-tail path)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if has_torch_function(args) or (kwargs and has_torch_function(tuple(kwargs.values()))):
+            return handle_torch_function(wrapper, args + tuple(kwargs.values()), *args, **kwargs)
+        return fn(*args, **kwargs)
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+class DisableTorchFunction:
+    """Inside, ``__torch_function__`` overrides are ignored entirely."""
+
+    def __enter__(self):
+        STATE.disabled += 1
+
+    def __exit__(self, *exc):
+        STATE.disabled -= 1
+
+
+class DisableTorchFunctionSubclass:
+    """Inside, Tensor subclasses' overrides are ignored (what the default ``__torch_function__`` uses)."""
+
+    def __enter__(self):
+        STATE.subclass_disabled += 1
+
+    def __exit__(self, *exc):
+        STATE.subclass_disabled -= 1

@@ -1,0 +1,1 @@
+"""ember.utils: hooks, data (imported lazily), _pytree."""

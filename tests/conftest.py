@@ -1,0 +1,10 @@
+"""Test-wide settings: one thread everywhere (two pytest workers on two cores), torch as the oracle."""
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+import torch  # noqa: E402  (the oracle; ember itself never imports it)
+
+torch.set_num_threads(1)
