@@ -23,8 +23,9 @@ from ._creation import (arange, as_tensor, empty, empty_like, empty_strided, eye
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
-from ._tensor_methods import linalg as _m_linalg, pointwise as _m_pointwise, reduction as _m_reduction
-from ._tensor_methods import view as _m_view
+from ._tensor_methods import (foreach as _m_foreach, indexing as _m_indexing, linalg as _m_linalg,
+                              pointwise as _m_pointwise, random as _m_random,
+                              reduction as _m_reduction, shape_copy as _m_shape_copy, view as _m_view)
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
@@ -34,7 +35,8 @@ contiguous_format = "contiguous"
 channels_last = "channels_last"
 preserve_format = "preserve"
 
-for _mod in (_m_pointwise, _m_reduction, _m_view, _m_linalg):
+for _mod in (_m_pointwise, _m_reduction, _m_view, _m_shape_copy, _m_indexing, _m_linalg, _m_random,
+             _m_foreach):
     globals().update(_mod.FUNCTIONS)
 del _mod
 

@@ -27,9 +27,13 @@ from ._shape import Size, contiguous_strides, is_contiguous as _is_contig
 from ._storage import UntypedStorage, VersionCounter
 from ._tensor_base import AutogradMeta, TensorBase
 from ._tensor_methods._args import as_device, as_dtype, size_args
+from ._tensor_methods.foreach import ForeachMixin
+from ._tensor_methods.indexing import IndexingMixin
 from ._tensor_methods.linalg import LinalgMixin
 from ._tensor_methods.pointwise import PointwiseMixin
+from ._tensor_methods.random import RandomMixin
 from ._tensor_methods.reduction import ReductionMixin
+from ._tensor_methods.shape_copy import ShapeCopyMixin
 from ._tensor_methods.view import ViewMixin
 from .autograd import engine
 from .autograd.grad_mode import STATE
@@ -45,7 +49,8 @@ __all__ = ["Tensor"]
 _new = object.__new__
 
 
-class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, LinalgMixin):
+class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMixin, IndexingMixin,
+             LinalgMixin, RandomMixin, ForeachMixin):
     """A multi-dimensional array with autograd; ``ember.Tensor(2, 3)`` is uninitialised float32."""
 
     __slots__ = ("__dict__", "__weakref__")

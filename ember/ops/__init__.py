@@ -10,7 +10,8 @@
     random       uniform normal bernoulli randint randperm multinomial ...
     foreach      _foreach_* multi-tensor ops for optimizers
 """
-from . import creation, linalg, pointwise, reduction, shape_copy, view  # noqa: F401  (registration)
+from . import (creation, foreach, indexing, linalg, pointwise, random, reduction,  # noqa: F401
+               shape_copy, view)  # registration happens on import
 from ._registry import REGISTRY, OpDef, TensorMeta, primitive
 
 __all__ = ["REGISTRY", "OpDef", "TensorMeta", "primitive"]
