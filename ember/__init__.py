@@ -21,7 +21,12 @@ from ._creation import (arange, as_tensor, empty, empty_like, empty_strided, eye
                         full_like, linspace, logspace, ones, ones_like, scalar_tensor, tensor, zeros,
                         zeros_like)
 from . import autograd
+from . import random
+from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
+                     set_rng_state)
+from ._tensor_str import get_printoptions, printoptions, set_printoptions
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from ._tensor_methods import (foreach as _m_foreach, indexing as _m_indexing, linalg as _m_linalg,
                               pointwise as _m_pointwise, random as _m_random,
@@ -39,6 +44,11 @@ for _mod in (_m_pointwise, _m_reduction, _m_view, _m_shape_copy, _m_indexing, _m
              _m_foreach):
     globals().update(_mod.FUNCTIONS)
 del _mod
+
+from . import accelerator, backends, cuda, optim, testing  # noqa: E402
+from . import nn  # noqa: E402
+from ._threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,  # noqa: E402
+                       set_num_threads)
 
 __version__ = "0.1.0"
 

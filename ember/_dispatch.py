@@ -213,7 +213,7 @@ def dispatch(op: OpDef, *args, **params):
             arrays.append(sub)
         else:
             arrays.append(a)
-    if not args and op.kind == "creation":
+    if not args and (op.kind == "creation" or op.kind == "random"):
         dev = params.get("device")
         if dev is not None and dev is not CPU:
             if dev.type == "cuda":
@@ -228,22 +228,52 @@ def dispatch(op: OpDef, *args, **params):
     return outs
 
 
-def _run_cpu(op, args, arrays, params):
-    kind = op.kind
-    out_dt = None
-    if op.promotion != "none":
+_PLANS: dict = {}
+D.DEFAULT_DEPENDENT_CACHES.append(_PLANS)  # int + 2.5 changes with set_default_dtype
+
+
+def _plan(op, args):
+    """(result dtype, NumPy dtype the kernel computes in) for a pointwise call, cached by operand kinds."""
+    if len(args) == 2 and op.promote_args is None:
+        a, b = args
+        if isinstance(a, TensorBase):
+            d = a._data
+            ka = (a._dtype, (d.ndim if d is not None else len(a._meta[0])) == 0)
+        else:
+            ka = _key(a)
+        if isinstance(b, TensorBase):
+            d = b._data
+            kb = (b._dtype, (d.ndim if d is not None else len(b._meta[0])) == 0)
+        else:
+            kb = _key(b)
+        key = (op.promotion, ka, kb)
+    elif len(args) == 1 and isinstance(args[0], TensorBase):
+        key = (op.promotion, args[0]._dtype)
+    else:
+        key = None
+    plan = _PLANS.get(key) if key is not None else None
+    if plan is None:
         out_dt, cdt = result_dtype(op, args)
-        if cdt is not None:
-            if cdt in _LOW:
-                cdt = _f32
-            idx = op.promote_args
-            if idx is None:
-                arrays = [_to_compute(x, cdt) for x in arrays]
-            else:
-                for i in idx:
-                    arrays[i] = _to_compute(arrays[i], cdt)
+        if cdt in _LOW:
+            cdt = _f32
+        plan = (out_dt, cdt.np if cdt is not None else None)
+        if key is not None:
+            _PLANS[key] = plan
+    return plan
+
+
+def _run_cpu(op, args, arrays, params):
+    out_dt = None
     low = None
-    if op.promotion == "none" and kind != "view":
+    if op.promotion != "none":
+        out_dt, cnp = _plan(op, args)
+        if cnp is not None:
+            idx = op.promote_args
+            for i in (range(len(arrays)) if idx is None else idx):
+                x = arrays[i]
+                if type(x) is _ndarray and x.dtype != cnp:
+                    arrays[i] = x.astype(cnp)
+    elif op.kind != "view" and params.get("dtype") is None:  # an explicit dtype (to_dtype) wins
         for a in args:
             if isinstance(a, TensorBase) and a._dtype in _LOW:
                 low = a._dtype
@@ -256,6 +286,8 @@ def _run_cpu(op, args, arrays, params):
             np.linalg.LinAlgError) as e:
         _explain_failure(op, args, params, e)
         raise
+    if op.kind == "foreach":  # a list of arrays, or None when the kernel wrote in place
+        return None if res is None else [_wrap_out(op, r, args, None, None) for r in res]
     if op.num_outputs == 1:
         return _wrap_out(op, res, args, out_dt, low)
     return tuple(_wrap_out(op, r, args, out_dt, low) for r in res)
@@ -318,6 +350,8 @@ def _run_meta(op, args, params):
         m = _FAMILY_META[op.kind](op, *args, **params)
     else:
         raise NotImplementedError(f"{op.name}: no meta rule, so it cannot run on the 'meta' device")
+    if op.kind == "foreach":
+        return None if m is None else [_wrap_meta_out(op, x, args) for x in m]
     if isinstance(m, TensorMeta):
         return _wrap_meta_out(op, m, args)
     return tuple(_wrap_meta_out(op, x, args) for x in m)
@@ -359,10 +393,30 @@ def edge_of(t):
     """The graph edge a tensor's gradient flows into: its grad_fn, or its leaf's AccumulateGrad."""
     fn = t._grad_fn
     if fn is not None:
+        vv = fn.view_version
+        if vv is not None and t._base is not None and vv != t._version.value:
+            fn = _regenerate_view_fn(t, fn)
         return (fn, t._output_nr)
     if t._requires_grad:
         return (grad_accumulator(t), 0)
     return (None, 0)
+
+
+def _regenerate_view_fn(t, fn):
+    """The base was written in place after this view was made: the view's history becomes
+    "as_strided of the base's current history" (torch regenerates a view's grad_fn the same way)."""
+    base = t._base
+    if not base._requires_grad:
+        return fn
+    size, stride, offset = t._geometry_in(base)
+    prev = STATE.enabled
+    STATE.enabled = True
+    try:
+        alias = base.as_strided(size, stride, offset)
+    finally:
+        STATE.enabled = prev
+    t._grad_fn, t._output_nr = alias._grad_fn, 0
+    return alias._grad_fn
 
 
 def grad_accumulator(t):
@@ -413,8 +467,8 @@ def _record(op, args, params, outs, inplace_self_saved=None):
     single = op.num_outputs == 1
     outs_t = (outs,) if single else outs
     node.out_meta = None if single else [(_shape(o), o._dtype) for o in outs_t]
-    if not single:
-        node._n_out = len(outs_t)
+    if not single and cls._n_out != len(outs_t):
+        cls._n_out = len(outs_t)  # a class attribute: node classes have __slots__
     saved = []
     for name in op.save_order:
         if name == "out":
@@ -434,6 +488,8 @@ def _record(op, args, params, outs, inplace_self_saved=None):
             else:
                 saved.append(_Const(v))
     node.saved = saved
+    if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
+        node.view_version = outs_t[0]._version.value
     diff = op.differentiable_outputs
     for i, o in enumerate(outs_t):
         if (diff is None or i in diff) and o._dtype.category >= 2:
@@ -448,8 +504,14 @@ Node._n_out = 1  # default for nodes with one output (class attribute read by th
 
 # ------------------------------------------------------------------------------ in-place and out=
 def _check_inplace_leaf(t, op_name):
-    if t._requires_grad and t._grad_fn is None and STATE.enabled:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if t._requires_grad and STATE.enabled:
+        if t._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        b = t._base
+        if b is not None and b._grad_fn is None and b._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
 
 
 def dispatch_inplace(op: OpDef, self, *args, **params):
@@ -527,6 +589,9 @@ class CopySlices(Node):
     grad inside it."""
 
     __slots__ = ("base_shape", "base_stride", "base_dtype", "view_geom", "view_meta")
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
 
     def apply(self, grads):
         g = grads[0]

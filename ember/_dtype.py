@@ -125,7 +125,8 @@ def set_default_dtype(d: dtype) -> None:
     if d not in (float16, bfloat16, float32, float64):
         raise TypeError("only floating-point types are supported as the default type")
     _state["default"] = d
-    _RESULT_CACHE.clear()
+    for cache in DEFAULT_DEPENDENT_CACHES:
+        cache.clear()
 
 
 def default_complex() -> dtype:
@@ -162,6 +163,8 @@ def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
 
 
 _RESULT_CACHE: dict = {}
+# caches of promotion results (here and in dispatch) that depend on the default dtype
+DEFAULT_DEPENDENT_CACHES: list = [_RESULT_CACHE]
 
 
 def result_type_of(key: tuple) -> dtype:
@@ -220,7 +223,7 @@ class finfo:
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.tiny)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -int(info.precision)  # torch's is exact: 1e-06, not float32(1e-6)
         self.dtype = real.name
 
     def __repr__(self):

@@ -1,102 +1,191 @@
 """``tensor[index]`` and ``tensor[index] = value`` (layer L2).
 
 Basic indices (ints, slices, None, Ellipsis) become views through ``select``/``slice``/``unsqueeze``;
-integer tensors, lists and boolean masks take the advanced path (``index`` / ``index_put``).
+integer tensors, lists and boolean masks take the advanced path (``_indexing_advanced``: the ``index``
+and ``index_put`` primitives), which copies.
+
+Example:
+    >>> import ember
+    >>> x = ember.arange(6).view(2, 3)
+    >>> x[1, ::2], x[:, [2, 0]].tolist()
+    (tensor([3, 5]), [[2, 0], [5, 3]])
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ._dispatch import dispatch
 from ._tensor_base import TensorBase
+from .autograd.grad_mode import is_grad_enabled
+from .ops import view as V
 
 __all__ = ["getitem", "setitem"]
 
+_INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                    "valid indices (got {})")
 
-def _is_basic(i) -> bool:
-    return i is None or i is Ellipsis or isinstance(i, (int, slice, np.integer)) and not isinstance(i, bool)
+
+def _is_bool_tensor(i) -> bool:
+    return isinstance(i, TensorBase) and i.dtype.name in ("bool", "uint8")
 
 
 def _expand_ellipsis(index: tuple, ndim: int) -> tuple:
-    consumed = sum(1 for i in index if i is not None and i is not Ellipsis and
-                   not (isinstance(i, TensorBase) and i.dtype.name == "bool"))
-    consumed += sum(i.dim() - 1 for i in index if isinstance(i, TensorBase) and i.dtype.name == "bool")
-    n_ell = sum(1 for i in index if i is Ellipsis)
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = 0
+    for i in index:
+        if i is None or i is Ellipsis:
+            continue
+        if ndim == 0 and isinstance(i, int):
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if ndim == 0 and isinstance(i, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        consumed += i.dim() if _is_bool_tensor(i) else 1
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    if n_ell == 0:
+    k = next((j for j, i in enumerate(index) if i is Ellipsis), None)
+    if k is None:
         return index + (slice(None),) * (ndim - consumed)
-    k = index.index(Ellipsis)
-    return index[:k] + (slice(None),) * (ndim - consumed) + index[k + 1:]
+    # like torch, only the first ellipsis expands; later ones stand for nothing
+    rest = tuple(i for i in index[k + 1:] if i is not Ellipsis)
+    return index[:k] + (slice(None),) * (ndim - consumed) + rest
 
 
 def _basic_view(t, index: tuple):
-    """Apply the basic part of an index; returns the view and the advanced indices by result dim."""
+    """Apply the basic part of an index; returns the view and ``[(dim, advanced index)]`` in it."""
     out = t
     dim = 0
     advanced = []
-    for i in index:
+    for pos, i in enumerate(index):
         if i is None:
             out = out.unsqueeze(dim)
             dim += 1
         elif isinstance(i, slice):
-            if i.step is not None and i.step <= 0:
+            step = 1 if i.step is None else i.step.__index__()
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            if step < 0:
                 raise ValueError("step must be greater than zero")
             start = i.start.__index__() if i.start is not None else None
             stop = i.stop.__index__() if i.stop is not None else None
-            if not (start is None and stop is None and (i.step or 1) == 1):
-                out = out.slice(dim, start, stop, i.step or 1)
+            if not (start is None and stop is None and step == 1):
+                out = out.slice(dim, start, stop, step)
             dim += 1
-        elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+        elif isinstance(i, int):
             n = out.shape[dim]
             if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {n}")
-            out = out.select(dim, int(i))
+                raise IndexError(f"index {i} is out of bounds for dimension {pos} with size {n}")
+            out = out.select(dim, i)
+        elif _is_bool_tensor(i) and i.dim() == 0:
+            # x[True] adds a dim of size 1 (size 0 for False): unsqueeze, then index it
+            out = out.unsqueeze(dim)
+            if i.is_meta:
+                raise NotImplementedError("indexing with a 0-dim boolean mask depends on its value, "
+                                          "which a meta tensor does not have")
+            advanced.append((dim, i.new_zeros((1 if bool(i.item()) else 0,), dtype=_int64())))
+            dim += 1
         else:
             advanced.append((dim, i))
-            dim += 1 if not (isinstance(i, TensorBase) and i.dtype.name == "bool") else i.dim()
+            dim += i.dim() if _is_bool_tensor(i) else 1
     return out, advanced
 
 
-def _normalize(index):
+def _int64():
+    from . import _dtype
+    return _dtype.int64
+
+
+def _to_index_tensor(i, like):
+    """Lists and NumPy arrays as indices become int64 (or bool) tensors; floats are refused."""
+    from ._creation import tensor
+    if isinstance(i, np.ndarray):
+        if i.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return tensor(i, device=like.device)
+    if len(i) == 0:
+        return tensor([], dtype=_int64(), device=like.device)
+    try:
+        t = tensor(i, device=like.device)
+    except (TypeError, ValueError):
+        raise IndexError(_INDEX_TYPES_MSG.format(type(i[0]).__name__)) from None
+    if t.dtype.category >= 2:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return t
+
+
+def _normalize(index, t):
+    if type(index) is list and any(i is None or i is Ellipsis or isinstance(i, (slice, TensorBase))
+                                   for i in index):
+        index = tuple(index)  # NumPy's legacy rule: such a list means a tuple of indices
     if not isinstance(index, tuple):
         index = (index,)
     out = []
     for i in index:
-        if isinstance(i, bool):
-            from ._creation import tensor
-            out.append(tensor(i))
-        elif isinstance(i, TensorBase) and i.dim() == 0 and i.dtype.category == 1:
-            out.append(int(i.item()))
-        else:
+        if i is None or i is Ellipsis or isinstance(i, slice):
             out.append(i)
+        elif isinstance(i, bool) or isinstance(i, np.bool_):
+            from ._creation import tensor
+            out.append(tensor(bool(i), device=t.device))
+        elif isinstance(i, (int, np.integer)):
+            out.append(int(i))
+        elif isinstance(i, TensorBase):
+            cat = i.dtype.category
+            if cat >= 2:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if i.dim() == 0 and cat == 1 and i.dtype.name != "uint8" and not i.is_meta:
+                out.append(int(i.item()))  # a 0-dim integer tensor selects, like an int
+            else:
+                out.append(i)
+        elif isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and len(index) > 1):
+            out.append(_to_index_tensor(i, t))
+        elif hasattr(i, "__index__"):
+            out.append(i.__index__())
+        else:
+            raise IndexError(_INDEX_TYPES_MSG.format(type(i).__name__))
     return tuple(out)
 
 
 def getitem(t, index):
-    index = _normalize(index)
-    if t.dim() == 0 and any(isinstance(i, (int, slice)) for i in index):
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    """``t[index]``: a view for basic indices, a copy when any index is advanced."""
+    index = _normalize(index, t)
     index = _expand_ellipsis(index, t.dim())
     view, advanced = _basic_view(t, index)
     if not advanced:
-        return view if view is not t else t.alias_() if False else view
+        return view if view is not t else dispatch(V.alias, t)
     from ._indexing_advanced import advanced_getitem
     return advanced_getitem(view, advanced)
 
 
+def _value_tensor(view, value):
+    """``value`` as a tensor of ``view``'s dtype, leading size-1 dims dropped as torch does."""
+    if isinstance(value, TensorBase):
+        v = value if value.dtype is view.dtype else value.to(view.dtype)
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        v = view.new_tensor(value)
+    else:
+        v = view.new_full((), value)
+    return v
+
+
+def _strip_ones(v, ndim):
+    extra = v.dim() - ndim
+    if extra > 0 and all(s == 1 for s in v.shape[:extra]):
+        v = v.reshape(tuple(v.shape[extra:]))
+    return v
+
+
 def setitem(t, index, value):
-    index = _normalize(index)
+    """``t[index] = value``: copy into the view (basic) or ``index_put_`` (advanced), with autograd."""
+    index = _normalize(index, t)
     index = _expand_ellipsis(index, t.dim())
     view, advanced = _basic_view(t, index)
+    root = t._base if t._base is not None else t
+    if root._requires_grad and root._grad_fn is None and is_grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation."
+                           if view is root else "a view of a leaf Variable that requires grad is being "
+                           "used in an in-place operation.")
+    v = _value_tensor(view, value)
     if not advanced:
-        if isinstance(value, TensorBase):
-            view.copy_(value)
-        else:
-            view.copy_(view.new_full((), value) if not isinstance(value, (list, tuple, np.ndarray))
-                       else view.new_tensor(value))
+        view.copy_(_strip_ones(v, view.dim()))
         return
     from ._indexing_advanced import advanced_setitem
-    advanced_setitem(view, advanced, value)
+    advanced_setitem(view, advanced, v)

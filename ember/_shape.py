@@ -51,10 +51,10 @@ def contiguous_strides(shape: Sequence[int]) -> tuple:
 
 def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
     """torch's rule: dims of size 1 may have any stride; an empty tensor is contiguous."""
+    if 0 in shape:
+        return True
     expected = 1
     for size, stride in zip(reversed(shape), reversed(strides)):
-        if size == 0:
-            return True
         if size != 1:
             if stride != expected:
                 return False
@@ -75,7 +75,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple:
             elif s != 1 and s != cur:
                 raise RuntimeError(
                     f"The size of tensor a ({cur}) must match the size of tensor b ({s}) at "
-                    f"non-singleton dimension {i}")
+                    f"non-singleton dimension {offset + i}")
     return tuple(out)
 
 
@@ -110,6 +110,9 @@ def infer_size(shape: Sequence[int], n: int) -> tuple:
             raise RuntimeError(f"invalid shape dimension {s}")
     if neg:
         known = math.prod(s for s in shape if s != -1)
+        if known == 0 and n == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because "
+                               f"the unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or n % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
         shape = shape[:neg[0]] + (n // known,) + shape[neg[0] + 1:]
@@ -125,7 +128,11 @@ def view_strides(old_shape: Sequence[int], old_strides: Sequence[int], new_shape
     merged; anything else needs a copy.
     """
     if math.prod(old_shape) == 0:
-        return contiguous_strides(new_shape)
+        # torch keeps the strides when the shape is unchanged, else uses contiguous ones
+        return tuple(old_strides) if tuple(old_shape) == tuple(new_shape) else \
+            contiguous_strides(new_shape)
+    if not old_shape:
+        return (1,) * len(new_shape)
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base_stride = old_strides[-1] if old_strides else 1

@@ -143,7 +143,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             st = self._meta[1]
         else:
             isz = d.itemsize
-            st = tuple(s // isz for s in d.strides) if isz else contiguous_strides(d.shape)
+            # NumPy 2 reports zero strides for empty arrays; torch reports contiguous ones
+            st = tuple(s // isz for s in d.strides) if isz and d.size else contiguous_strides(d.shape)
         if dim is None:
             return st
         from ._shape import normalize_dim
@@ -529,7 +530,9 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             if value.dtype is not self._dtype:
                 raise RuntimeError("assigned grad has data of a different type")
             if tuple(value.shape) != tuple(self.shape):
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a "
+                                   f"tensor of size '{list(self.shape)}'. Please ensure that the gradient "
+                                   "and the tensor are the same size")
         self._set_grad_unchecked(value)
 
     def _set_grad_unchecked(self, value):

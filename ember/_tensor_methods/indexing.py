@@ -1,11 +1,340 @@
-"""Indexing methods (layer L2)."""
+"""Indexing methods (layer L2): gather/scatter, index_select/add/copy/fill, masked ops, nonzero, take.
+
+Primitives live in ``ops/indexing.py``; ``masked_select``, ``argwhere`` and ``take_along_dim`` are
+composites. In-place variants (``scatter_``, ``masked_fill_``...) go through ``dispatch_inplace``.
+
+Example:
+    >>> import ember
+    >>> x = ember.tensor([[1, 2], [3, 4]])
+    >>> x.gather(1, ember.tensor([[1], [0]]))
+    tensor([[2],
+            [3]])
+"""
 from __future__ import annotations
+
+from .. import _dtype as D
+from .._dispatch import dispatch, dispatch_inplace, dispatch_out
+from .._errors import dtype_title
+from .._indexing_advanced import index_put, index_put_
+from .._shape import broadcast_shapes, normalize_dim
+from ..ops import indexing as I
+from ..overrides import public
+from ._args import TensorBase
 
 __all__ = ["IndexingMixin", "FUNCTIONS"]
 
 
+def _dim(input, dim):
+    return normalize_dim(dim, input.dim())
+
+
+def _check_index(name, index):
+    if not isinstance(index, TensorBase):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+
+
+def _run(op, out, *args, **params):
+    if out is not None:
+        return dispatch_out(op, out, *args, **params)
+    return dispatch(op, *args, **params)
+
+
+# ----------------------------------------------------------------------------- gather / scatter
+@public
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """``out[i][j] = input[index[i][j]][j]`` for dim 0 (and likewise for other dims)."""
+    _check_index("gather", index)
+    dim = _dim(input, dim)
+    I.gather.meta_rule(input, index, dim=dim)  # NumPy would broadcast or accept int32 silently
+    return _run(I.gather, out, input, index, dim=dim)
+
+
+def _scatter_src(input, src, value):
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter() missing 1 required positional argument: 'src' or 'value'")
+    if isinstance(src, TensorBase):
+        return src
+    return src.item() if hasattr(src, "item") else src
+
+
+def _scatter(input, dim, index, src, value, reduce, inplace, out=None):
+    _check_index("scatter", index)
+    dim = _dim(input, dim)
+    src = _scatter_src(input, src, value)
+    I.scatter.meta_rule(input, index, src, dim=dim)
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+        if not isinstance(src, TensorBase):
+            src = input.new_full(tuple(index.shape), src)
+        r = "sum" if reduce == "add" else "prod"
+        return _reduce(input, dim, index, src, r, True, inplace, out)
+    if inplace:
+        return dispatch_inplace(I.scatter, input, index, src, dim=dim)
+    return _run(I.scatter, out, input, index, src, dim=dim)
+
+
+@public
+def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
+    """A copy of ``input`` with ``src`` (a tensor or scalar) written at ``index`` along ``dim``."""
+    return _scatter(input, dim, index, src, value, reduce, False, out)
+
+
+@public
+def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
+    return _scatter(input, dim, index, src, value, reduce, True)
+
+
+@public
+def scatter_add(input, dim, index, src, *, out=None):
+    """A copy of ``input`` with ``src`` summed in at ``index`` along ``dim`` (duplicates accumulate)."""
+    dim = _dim(input, dim)
+    I.scatter_add.meta_rule(input, index, src, dim=dim)
+    return _run(I.scatter_add, out, input, index, src, dim=dim)
+
+
+@public
+def scatter_add_(input, dim, index, src):
+    dim = _dim(input, dim)
+    I.scatter_add.meta_rule(input, index, src, dim=dim)
+    return dispatch_inplace(I.scatter_add, input, index, src, dim=dim)
+
+
+def _reduce(input, dim, index, src, reduce, include_self, inplace, out=None):
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if reduce == "sum" and include_self:
+        op, kw = I.scatter_add, {}
+    else:
+        op, kw = I.scatter_reduce_two, dict(reduce=reduce, include_self=include_self)
+    if inplace:
+        return dispatch_inplace(op, input, index, src, dim=dim, **kw)
+    return _run(op, out, input, index, src, dim=dim, **kw)
+
+
+@public
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """Reduce ``src`` into a copy of ``input`` at ``index`` ('sum', 'prod', 'mean', 'amax', 'amin')."""
+    dim = _dim(input, dim)
+    I.scatter_reduce_two.meta_rule(input, index, src, dim=dim)
+    return _reduce(input, dim, index, src, reduce, include_self, False, out)
+
+
+@public
+def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
+    dim = _dim(input, dim)
+    I.scatter_reduce_two.meta_rule(input, index, src, dim=dim)
+    return _reduce(input, dim, index, src, reduce, include_self, True)
+
+
+# ----------------------------------------------------------------------------- index_*
+@public
+def index_select(input, dim, index, *, out=None):
+    """The entries of ``input`` at ``index`` (a vector) along ``dim``; a copy.
+
+    >>> import ember
+    >>> ember.arange(6).view(2, 3).index_select(1, ember.tensor([2, 0]))
+    tensor([[2, 0],
+            [5, 3]])
+    """
+    _check_index("index_select", index)
+    dim = _dim(input, dim)
+    I.index_select.meta_rule(input, index, dim=dim)
+    return _run(I.index_select, out, input, index, dim=dim)
+
+
+@public
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
+    dim = _dim(input, dim)
+    I.index_add.meta_rule(input, index, source, dim=dim)
+    return _run(I.index_add, out, input, index, source, dim=dim, alpha=alpha)
+
+
+@public
+def index_add_(input, dim, index, source, *, alpha=1):
+    dim = _dim(input, dim)
+    I.index_add.meta_rule(input, index, source, dim=dim)
+    return dispatch_inplace(I.index_add, input, index, source, dim=dim, alpha=alpha)
+
+
+@public
+def index_copy(input, dim, index, source, *, out=None):
+    """A copy of ``input`` with slices of ``source`` written at ``index`` along ``dim``."""
+    dim = _dim(input, dim)
+    I.index_copy.meta_rule(input, index, source, dim=dim)
+    return _run(I.index_copy, out, input, index, source, dim=dim)
+
+
+@public
+def index_copy_(input, dim, index, source):
+    dim = _dim(input, dim)
+    I.index_copy.meta_rule(input, index, source, dim=dim)
+    return dispatch_inplace(I.index_copy, input, index, source, dim=dim)
+
+
+def _fill_value(name, value):
+    if isinstance(value, TensorBase):
+        if value.dim() != 0:
+            raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.dim()} dimension(s).")
+        return value.item()
+    return value
+
+
+@public
+def index_fill(input, dim, index, value):
+    """A copy of ``input`` with ``value`` written at ``index`` along ``dim``."""
+    dim = _dim(input, dim)
+    I.index_fill.meta_rule(input, index, dim=dim, value=0)
+    return dispatch(I.index_fill, input, index, dim=dim,
+                    value=_fill_value("index_fill_", value))
+
+
+@public
+def index_fill_(input, dim, index, value):
+    dim = _dim(input, dim)
+    I.index_fill.meta_rule(input, index, dim=dim, value=0)
+    return dispatch_inplace(I.index_fill, input, index, dim=dim,
+                            value=_fill_value("index_fill_", value))
+
+
+# ----------------------------------------------------------------------------- masked
+def _masked_fill(input, mask, value, inplace):
+    if mask.dtype is not D.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{dtype_title(mask.dtype).lower()}")
+    if isinstance(value, TensorBase):
+        if value.dim() != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                               f"with {value.dim()} dimension(s).")
+        if value.requires_grad or value.is_meta:
+            # the value receives a gradient: write it as a where() of ember ops
+            I.masked_fill.meta_rule(input, mask, value=0)
+            res = _where(mask, value.to(input.dtype), input)
+            if inplace:
+                return input.copy_(res)
+            return res
+        value = value.item()
+    if inplace:
+        return dispatch_inplace(I.masked_fill, input, mask, value=value)
+    return dispatch(I.masked_fill, input, mask, value=value)
+
+
+def _where(mask, a, b):
+    from ..ops import pointwise as P
+    return dispatch(P.where, mask, a, b)
+
+
+@public
+def masked_fill(input, mask, value):
+    """A copy of ``input`` with ``value`` (a scalar or 0-dim tensor) where ``mask`` is True.
+
+    >>> import ember
+    >>> ember.zeros(3).masked_fill(ember.tensor([True, False, True]), 2.)
+    tensor([2., 0., 2.])
+    """
+    return _masked_fill(input, mask, value, False)
+
+
+@public
+def masked_fill_(input, mask, value):
+    return _masked_fill(input, mask, value, True)
+
+
+@public
+def masked_select(input, mask, *, out=None):
+    """The elements of ``input`` where ``mask`` (broadcast) is True, as a 1-D tensor."""
+    if mask.dtype is not D.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    if input.is_meta or mask.is_meta:
+        raise NotImplementedError("aten::masked_select: attempted to run this operator with Meta "
+                                  "tensors, but its output shape depends on the data")
+    x, m = input.expand(shape), mask.expand(shape)
+    if not shape:
+        x, m = x.reshape(1), m.reshape(1)
+    nz = dispatch(I.nonzero, m)
+    res = dispatch(I.index, x, [nz.select(1, j) for j in range(x.dim())])
+    if out is not None:
+        return out.copy_(res) if tuple(out.shape) == tuple(res.shape) else _resize_copy(out, res)
+    return res
+
+
+def _resize_copy(out, res):
+    out._resize_for_out(tuple(res.shape))
+    return out.copy_(res)
+
+
+@public
+def nonzero(input, *, out=None, as_tuple=False):
+    """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one 1-D tensor per dim.
+
+    >>> import ember
+    >>> ember.tensor([0, 3, 0, 4]).nonzero()
+    tensor([[1],
+            [3]])
+    """
+    res = _run(I.nonzero, out, input)
+    if as_tuple:
+        if input.dim() == 0:
+            return (res.reshape(-1).new_zeros((res.shape[0],)),)
+        return tuple(res.select(1, j) for j in range(res.shape[1]))
+    return res
+
+
+@public
+def argwhere(input):
+    """``nonzero(input)``: an (n, ndim) tensor of the indices of non-zero elements."""
+    return dispatch(I.nonzero, input)
+
+
+# ----------------------------------------------------------------------------- take
+@public
+def take(input, index):
+    """``input`` viewed as 1-D, indexed by ``index`` (result has ``index``'s shape)."""
+    _check_index("take", index)
+    if index.dtype is not D.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {dtype_title(index.dtype)}")
+    return dispatch(I.take, input, index)
+
+
+@public
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """Gather values along ``dim`` at ``indices`` broadcast against ``input`` (flattened if None)."""
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
+    dim = _dim(input, dim)
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of "
+                           f"dimensions, but got {input.dim()} dimensions for input, and {indices.dim()} "
+                           "dimensions for indices")
+    si, sx = list(input.shape), list(indices.shape)
+    si[dim] = sx[dim] = 1
+    b = list(broadcast_shapes(tuple(si), tuple(sx)))
+    bi, bx = list(b), list(b)
+    bi[dim], bx[dim] = input.shape[dim], indices.shape[dim]
+    return gather(input.expand(bi), dim, indices.expand(bx), out=out)
+
+
 class IndexingMixin:
     __slots__ = ()
+    gather = gather
+    scatter, scatter_, scatter_add, scatter_add_ = scatter, scatter_, scatter_add, scatter_add_
+    scatter_reduce, scatter_reduce_ = scatter_reduce, scatter_reduce_
+    index_select, index_add, index_add_ = index_select, index_add, index_add_
+    index_copy, index_copy_, index_fill, index_fill_ = index_copy, index_copy_, index_fill, index_fill_
+    index_put, index_put_ = public(index_put), public(index_put_)
+    masked_fill, masked_fill_, masked_select = masked_fill, masked_fill_, masked_select
+    nonzero, argwhere, take, take_along_dim = nonzero, argwhere, take, take_along_dim
 
 
-FUNCTIONS: dict = {}
+FUNCTIONS = dict(
+    gather=gather, scatter=scatter, scatter_add=scatter_add, scatter_reduce=scatter_reduce,
+    index_select=index_select, index_add=index_add, index_copy=index_copy, index_fill=index_fill,
+    index_put=IndexingMixin.index_put, index_put_=IndexingMixin.index_put_, masked_fill=masked_fill,
+    masked_select=masked_select, nonzero=nonzero, argwhere=argwhere, take=take,
+    take_along_dim=take_along_dim,
+)

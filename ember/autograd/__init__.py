@@ -11,12 +11,17 @@ from __future__ import annotations
 from typing import Sequence
 
 from . import graph
+from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import queue_callback, run_backward
+from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
+from .gradcheck import gradcheck, gradgradcheck, GradcheckError
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "graph", "Variable"]
+           "is_grad_enabled", "graph", "Variable", "Function", "FunctionCtx", "InplaceFunction",
+           "once_differentiable", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
 
 def _tensors(x) -> tuple:
@@ -76,14 +81,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         inputs = _tensors(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         capture = [_edge(t) for t in inputs]
         got = run_backward(roots, grads, retain_graph=retain_graph, create_graph=create_graph,
                            capture=capture, accumulate=True)
         from .graph import AccumulateGrad
         from .engine import accumulate_captured
+        # a non-leaf that retains grad already got it from its retain_grad hook
         nonleaf = [(t, g) for t, g, (n, _) in zip(inputs, got, capture)
-                   if not isinstance(n, AccumulateGrad)]
+                   if not isinstance(n, AccumulateGrad) and not t.retains_grad]
         prev = is_grad_enabled()
         from .grad_mode import STATE
         STATE.enabled = create_graph
@@ -118,13 +124,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     got = run_backward(roots, grads, retain_graph=retain_graph, create_graph=create_graph,
                        capture=capture, accumulate=False)
     result = []
-    for t, g in zip(inputs, got):
+    for i, (t, g) in enumerate(zip(inputs, got)):
         if g is None:
             if materialize_grads:
                 g = t.new_zeros(t.shape)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in "
-                                   "the graph. Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the desired "
+                                   "behavior.")
         result.append(g)
     return tuple(result)
 

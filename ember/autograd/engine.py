@@ -109,6 +109,10 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
             if node in capture_at:
                 for nr, i in capture_at[node]:
                     captured[i] = buf[nr]
+                # a captured non-leaf whose inputs lead to no other target need not run
+                if not isinstance(node, AccumulateGrad) and not any(
+                        c in needed for c, _ in node.next_functions if c is not None):
+                    continue
             if not accumulate and isinstance(node, AccumulateGrad):
                 continue
             outs = _call(node, buf)
@@ -136,6 +140,14 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
 
 
 def _run_tensor_hooks(node, buf) -> None:
+    if type(node) is AccumulateGrad:
+        am = node.variable._ameta
+        if am is not None and am.hooks and buf[0] is not None:
+            for fn in list(am.hooks.values()):
+                r = fn(buf[0])
+                if r is not None:
+                    buf[0] = r
+        return
     for hooks in (node._tensor_pre_hooks, node._retain_hooks):
         if hooks:
             for nr, fn in list(hooks.values()):
@@ -150,27 +162,44 @@ def _call(node, buf):
         for fn in list(node._pre_hooks.values()):
             r = fn(tuple(buf))
             if r is not None:
-                buf = list(r)
+                buf = _checked(fn, r, len(buf))
     if all(g is None for g in buf):
         outs = [None] * len(node.next_functions)
+    elif LOCAL.anomaly:
+        try:
+            outs = node.apply(buf)
+            if LOCAL.anomaly_check_nan:
+                _check_nan(node, outs)
+        except Exception:
+            _warn_trace(node)
+            raise
     else:
         outs = node.apply(buf)
-    if LOCAL.anomaly and LOCAL.anomaly_check_nan:
-        _check_nan(node, outs)
     if node._hooks:
         for fn in list(node._hooks.values()):
             r = fn(tuple(outs), tuple(buf))
             if r is not None:
-                outs = list(r)
+                outs = _checked(fn, r, len(outs))
     return outs
+
+
+def _checked(fn, r, n) -> list:
+    r = list(r)
+    if len(r) != n:
+        raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has returned an incorrect number of "
+                           f"values (got {len(r)}, but expected {n})")
+    return r
+
+
+def _warn_trace(node) -> None:
+    if node._trace:
+        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
+                      f"error:\n{''.join(node._trace)}", stacklevel=3)
 
 
 def _check_nan(node, outs) -> None:
     for i, g in enumerate(outs):
-        if g is not None and bool(g.isnan().any()):
-            if node._trace:
-                warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
-                              f"the error:\n{''.join(node._trace)}", stacklevel=2)
+        if g is not None and (g.is_floating_point() or g.is_complex()) and bool(g.isnan().any()):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 

@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import traceback
 from collections import OrderedDict
@@ -24,6 +25,7 @@ __all__ = ["Node", "PrimNode", "AccumulateGrad", "SavedTensor", "saved_tensors_h
            "disable_saved_tensors_hooks", "node_class_for"]
 
 _seq = itertools.count()
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 
 class _Local(threading.local):
@@ -46,13 +48,13 @@ class Node:
     """One backward function in the graph. ``name()`` is torch's (``MulBackward0``)."""
 
     __slots__ = ("next_functions", "_seq", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
-                 "_retain_hooks", "_trace", "_metadata", "__weakref__")
+                 "_retain_hooks", "_trace", "_metadata", "view_version", "__weakref__")
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
         self._seq = next(_seq)
         self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retain_hooks = None
-        self._metadata = None
+        self._metadata = self.view_version = None
         self._trace = traceback.format_stack()[:-2] if LOCAL.anomaly else None
 
     def name(self) -> str:
@@ -125,10 +127,12 @@ class PrimNode(Node):
         params = self.params
         if bp and len(params) < len(bp):
             params = {**op.param_defaults, **params}
-        if op.backward_shapes:
+        if op.backward_shapes or op.backward_needs:
             kw = dict(params) if bp is None else {k: params[k] for k in bp}
             for k, i in op.backward_shapes:
                 kw[k] = self.input_meta[i][0] if self.input_meta[i] is not None else None
+            if op.backward_needs:
+                kw["needs_input_grad"] = tuple(m is not None for m in self.input_meta)
             res = op.backward(g, *args, **kw)
         elif bp is None:
             res = op.backward(g, *args, **params)
@@ -187,17 +191,16 @@ class AccumulateGrad(Node):
         self._seq = float("inf")  # torch runs these as soon as they are ready
         self.variable = variable
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
     def apply(self, grads):
+        # the leaf's tensor hooks already ran in the engine (autograd.grad captures after them)
         var = self.variable
         g = grads[0]
         if g is None:
             return ()
         am = var._ameta
-        if am is not None and am.hooks:
-            for fn in list(am.hooks.values()):
-                r = fn(g)
-                if r is not None:
-                    g = r
         accumulate_into(var, g)
         if am is not None and am.post_acc_hooks:
             for fn in list(am.post_acc_hooks.values()):
@@ -231,7 +234,7 @@ class SavedTensor:
         hooks = LOCAL.saved_hooks
         if hooks:
             pack, unpack = hooks[-1]
-            self.data = pack(t.detach() if is_output else t)
+            self.data = pack(t)
             self.unpack_hook = unpack
             self.counter = None
             return
@@ -245,24 +248,29 @@ class SavedTensor:
     def unpack(self, node):
         if self.unpack_hook is not None:
             t = self.unpack_hook(self.data)
+            if not hasattr(t, "_grad_fn"):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                                f"result of type {type(t).__name__}")
         else:
             t = self.data
             if self.counter.value != self.version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [{t._type_string()} {list(t.shape)}], which is output "
-                    f"{self.output_nr} of {node.name() if self.is_output else _producer(t)}, is at "
-                    f"version {self.counter.value}; expected version {self.version} instead. Hint: "
-                    "enable anomaly detection to find the operation that failed to compute its "
-                    "gradient, with torch.autograd.set_detect_anomaly(True).")
+                raise RuntimeError(_modified_message(t, node, self))
         if self.is_output and STATE.enabled:
             return t._output_alias(node, self.output_nr)
         return t
 
 
-def _producer(t) -> str:
-    fn = t.grad_fn
-    return fn.name() if fn is not None else "AccumulateGrad"
+def _modified_message(t, node, saved) -> str:
+    fn = node if saved.is_output else t._grad_fn
+    where = ""
+    if fn is not None:
+        nr = saved.output_nr if saved.is_output else t._output_nr
+        where = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', fn.name())},"
+    return ("one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [{t._type_string()} {list(t.shape)}]{where} is at version "
+            f"{saved.counter.value}; expected version {saved.version} instead. Hint: enable anomaly "
+            "detection to find the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 class saved_tensors_hooks:

@@ -72,6 +72,7 @@ class OpDef:
         self.save_outs = False
         self.backward_params: tuple | None = ()
         self.backward_shapes: tuple = ()
+        self.backward_needs = False
         self.node_class = None  # filled by the autograd layer (one Node subclass per op, torch's name)
         REGISTRY[name] = self
 
@@ -98,6 +99,9 @@ class OpDef:
         self.save_order = tuple(positional)
         self.save_out = "out" in positional
         self.save_outs = "outs" in positional
+        # ``needs_input_grad`` (a tuple of bools, one per input) lets a derivative skip unneeded work
+        self.backward_needs = "needs_input_grad" in keyword
+        keyword = [k for k in keyword if k != "needs_input_grad"]
         self.backward_params = None if var_kw else tuple(k for k in keyword if not self._is_shape_kw(k))
         # keyword-only ``<input>_shape`` parameters receive that input's shape (no tensor is saved)
         self.backward_shapes = tuple((k, self.input_names.index(k[:-6])) for k in keyword

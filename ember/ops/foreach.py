@@ -1,8 +1,405 @@
-"""Foreach primitives (layer L1)."""
+"""Foreach primitives (layer L1): one op over lists of tensors, as optimizers use them.
+
+Kernels receive lists of arrays (and a scalar, a list of scalars, one 0-d array or a second list of
+arrays). Out-of-place kernels return a list of fresh arrays in torch's result dtypes; in-place kernels
+(``_foreach_add_``...) write into each array with NumPy ``out=`` and return None; the public wrapper
+bumps the version counters. float16/bfloat16 compute in float32 and round once, as torch does.
+The ops have no derivative: with grad mode on and a tensor requiring grad, the public wrappers run the
+per-tensor ops instead, which record autograd (or raise torch's in-place-on-leaf error).
+"""
 from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
+from .._errors import dtype_title
+from .._shape import broadcast_shapes
 from ._registry import TensorMeta, primitive
 
-__all__: list = []
+__all__ = ["BINARY", "UNARY", "addcmul", "addcmul_", "addcdiv", "addcdiv_", "lerp", "lerp_", "norm",
+           "zero_", "copy_", "pow_scalar_base"]
+
+_LOW = (np.dtype(np.float16), D.bfloat16.np)
+_F32 = np.dtype(np.float32)
+_BOOL = np.dtype(np.bool_)
+_FROM_NP = D.FROM_NP
+_PY = (bool, int, float, complex)
+
+
+def _pick(other, i):
+    return other[i] if type(other) is list else other
+
+
+def _key(x):
+    if isinstance(x, np.ndarray):
+        return (_FROM_NP[x.dtype], x.ndim == 0)
+    if hasattr(x, "_dtype"):  # a Tensor (meta rules)
+        return (x._dtype, x.dim() == 0)
+    t = type(x)
+    if t in _PY:
+        return t
+    if isinstance(x, (bool, np.bool_)):
+        return bool
+    if isinstance(x, (int, np.integer)):
+        return int
+    if isinstance(x, (complex, np.complexfloating)):
+        return complex
+    return float
+
+
+def _result(t, others, int_to_float=False):
+    """torch's result dtype (a NumPy dtype) of ``t`` combined with ``others``."""
+    td = t.dtype
+    if td.kind in "fc" and all(type(o) is float or type(o) is int for o in others):
+        return td  # the optimizer case: float tensors and real Python scalars
+    dt = D.result_type_of((_key(t),) + tuple(_key(o) for o in others))
+    if int_to_float and dt.category < 2:
+        dt = D.get_default_dtype()
+    return dt.np
+
+
+def _cast_error(rt, td):
+    raise RuntimeError(f"result type {dtype_title(_FROM_NP[rt])} can't be cast to the desired output "
+                       f"type {dtype_title(_FROM_NP[td])}")
+
+
+def _f32(x):
+    return x.astype(_F32) if isinstance(x, np.ndarray) and x.dtype in _LOW else x
+
+
+def _apply(fn, t, others, rt, inplace):
+    """Run ``fn(t, *others, out)``: in place into ``t`` or into a fresh array of dtype ``rt``."""
+    if inplace:
+        if rt != t.dtype and not D.can_cast(_FROM_NP[rt], _FROM_NP[t.dtype]):
+            _cast_error(rt, t.dtype)
+        if t.dtype in _LOW or rt in _LOW:
+            np.copyto(t, fn(_f32(t), *[_f32(o) for o in others], None), casting="unsafe")
+        elif rt == t.dtype or rt.kind == t.dtype.kind:
+            fn(t, *others, t)
+        else:
+            np.copyto(t, fn(t.astype(rt), *others, None), casting="unsafe")
+        return None
+    if rt in _LOW:
+        return np.asarray(fn(_f32(t), *[_f32(o) for o in others], None)).astype(rt)
+    if t.dtype != rt:
+        t = t.astype(rt)
+    r = fn(t, *others, None)
+    r = np.asarray(r)
+    return r if r.dtype == rt else r.astype(rt)
+
+
+# ------------------------------------------------------------------------------ meta
+def _shape(x):
+    return tuple(x.shape) if hasattr(x, "_dtype") else ()
+
+
+def _foreach_meta(inplace, int_to_float=False, float_only=False):
+    def rule(tensors, *others, **params):
+        metas = []
+        for i, t in enumerate(tensors):
+            os_ = [_pick(o, i) for o in others]
+            shape = broadcast_shapes(tuple(t.shape), *[_shape(o) for o in os_])
+            dt = D.result_type_of((_key(t),) + tuple(_key(o) for o in os_))
+            if (int_to_float or float_only) and dt.category < 2:
+                dt = D.get_default_dtype()
+            if inplace:
+                if shape != tuple(t.shape):
+                    raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast "
+                                       f"shape {list(shape)}")
+                if dt is not t.dtype and not D.can_cast(dt, t.dtype):
+                    raise RuntimeError(f"result type {dtype_title(dt)} can't be cast to the desired "
+                                       f"output type {dtype_title(t.dtype)}")
+            else:
+                metas.append(TensorMeta(shape, dt))
+        return None if inplace else metas
+    return rule
+
+
+# ------------------------------------------------------------------------------ op families
+def _register(name, kernel, meta):
+    op = primitive(name, kind="foreach")(kernel)
+    op.meta(meta)
+    return op
+
+
+def _binary(name, fn, *, int_to_float=False, check=None):
+    """``_foreach_<name>`` and ``_foreach_<name>_`` for ``fn(t, o, out)`` (alpha for add/sub)."""
+    def run(self, other, alpha, inplace):
+        res = []
+        for i, t in enumerate(self):
+            o = _pick(other, i)
+            if check is not None:
+                check(t, o)
+            if alpha != 1:
+                o = np.multiply(o, alpha)
+            r = _apply(fn, t, (o,), _result(t, (o,), int_to_float), inplace)
+            res.append(r)
+        return None if inplace else res
+
+    def kernel(self, other, *, alpha=1):
+        return run(self, other, alpha, False)
+
+    def kernel_(self, other, *, alpha=1):
+        return run(self, other, alpha, True)
+    return (_register(f"_foreach_{name}", kernel, _foreach_meta(False, int_to_float)),
+            _register(f"_foreach_{name}_", kernel_, _foreach_meta(True, int_to_float)))
+
+
+def _unary(name, fn, *, int_to_float=False, check=None, real=False):
+    def run(self, inplace):
+        res = []
+        for t in self:
+            if check is not None:
+                check(t)
+            rt = _result(t, (), int_to_float)
+            if real and rt.kind == "c":
+                if inplace:
+                    raise RuntimeError(f"In-place {name} is not supported for complex tensors.")
+                rt = np.dtype(rt.type(0).real.dtype)
+            res.append(_apply(fn, t, (), rt, inplace))
+        return None if inplace else res
+
+    def kernel(self):
+        return run(self, False)
+
+    def kernel_(self):
+        return run(self, True)
+    return (_register(f"_foreach_{name}", kernel, _foreach_meta(False, int_to_float)),
+            _register(f"_foreach_{name}_", kernel_, _foreach_meta(True, int_to_float)))
+
+
+def _no_bool_sub(t, o):
+    if t.dtype == _BOOL or (isinstance(o, np.ndarray) and o.dtype == _BOOL) or type(o) is bool:
+        if t.dtype == _BOOL and (type(o) is bool or getattr(o, "dtype", None) == _BOOL):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _no_bool_neg(t):
+    if t.dtype == _BOOL:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _int_pow(t, o):
+    if t.dtype.kind in "iub" and np.any(np.asarray(o) < 0) and np.asarray(o).dtype.kind in "iu" \
+            or (t.dtype.kind in "iu" and type(o) is int and o < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _div(t, o, out):
+    return np.true_divide(t, o, out=out)
+
+
+def _sign(t, out):
+    if t.dtype == _BOOL:
+        return t.copy() if out is None else t
+    return np.sign(t, out=out)
+
+
+def _sqrt(t, out):
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(t, out=out)
+
+
+def _reciprocal(t, out):
+    with np.errstate(divide="ignore"):
+        return np.reciprocal(t, out=out)
+
+
+def _abs(t, out):
+    return np.abs(t, out=out)
+
+
+def _pow(t, o, out):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.power(t, o, out=out)
+
+
+BINARY = {
+    "add": _binary("add", lambda t, o, out: np.add(t, o, out=out)),
+    "sub": _binary("sub", lambda t, o, out: np.subtract(t, o, out=out), check=_no_bool_sub),
+    "mul": _binary("mul", lambda t, o, out: np.multiply(t, o, out=out)),
+    "div": _binary("div", _div, int_to_float=True),
+    "maximum": _binary("maximum", lambda t, o, out: np.maximum(t, o, out=out)),
+    "minimum": _binary("minimum", lambda t, o, out: np.minimum(t, o, out=out)),
+    "pow": _binary("pow", _pow, check=_int_pow),
+}
+BINARY["clamp_min"] = BINARY["maximum"]
+BINARY["clamp_max"] = BINARY["minimum"]
+
+UNARY = {
+    "sqrt": _unary("sqrt", _sqrt, int_to_float=True),
+    "exp": _unary("exp", lambda t, out: np.exp(t, out=out), int_to_float=True),
+    "neg": _unary("neg", lambda t, out: np.negative(t, out=out), check=_no_bool_neg),
+    "abs": _unary("abs", _abs, real=True),
+    "sign": _unary("sign", _sign),
+    "reciprocal": _unary("reciprocal", _reciprocal, int_to_float=True),
+}
+
+
+@primitive("_foreach_pow_scalar_base", kind="foreach", node_name="ForeachPowBackward0")
+def pow_scalar_base(exponent, *, base):
+    """``base ** t`` for every ``t``: torch's ``_foreach_pow(scalar, tensors)``."""
+    out = []
+    for t in exponent:
+        rt = _result(t, (base,))
+        b = np.asarray(base, dtype=rt if rt not in _LOW else _F32)
+        out.append(np.asarray(_pow(b, _f32(t), None)).astype(rt, copy=False))
+    return out
+
+
+pow_scalar_base.meta(lambda exponent, *, base: _foreach_meta(False)(exponent, base))
+
+
+# ------------------------------------------------------------------------------ pointwise-with-value
+def _addc(name, fn):
+    """``self + value * fn(t1, t2)``: value a scalar or a list of scalars."""
+    def run(self, t1s, t2s, value, inplace):
+        res = []
+        for i, t in enumerate(self):
+            v = _pick(value, i)
+            a, b = t1s[i], t2s[i]
+            if name == "addcdiv" and a.dtype.kind in "iub" and b.dtype.kind in "iub":
+                raise RuntimeError(_ADDCDIV_INT)
+            rt = _result(t, (a, b), name == "addcdiv")  # torch leaves ``value`` out of promotion
+
+            def f(t, a, b, out, v=v):
+                tmp = fn(a, b)
+                if v != 1:
+                    np.multiply(tmp, v, out=tmp, casting="unsafe")
+                return np.add(t, tmp, out=out, casting="unsafe")
+            res.append(_apply(f, t, (a, b), rt, inplace))
+        return None if inplace else res
+
+    def kernel(self, tensor1, tensor2, *, value=1):
+        return run(self, tensor1, tensor2, value, False)
+
+    def kernel_(self, tensor1, tensor2, *, value=1):
+        return run(self, tensor1, tensor2, value, True)
+    return (_register(f"_foreach_{name}", kernel, _foreach_meta(False, name == "addcdiv")),
+            _register(f"_foreach_{name}_", kernel_, _foreach_meta(True, name == "addcdiv")))
+
+
+_ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+                "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+                "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+                "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+                "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+                "for all dtypes.")
+
+addcmul, addcmul_ = _addc("addcmul", lambda a, b: np.multiply(a, b))
+addcdiv, addcdiv_ = _addc("addcdiv", lambda a, b: np.true_divide(a, b))
+
+
+def _lerp_fn(t, end, w, out):
+    # torch's formula: exact at both ends (w small: from start; w large: from end)
+    diff = np.subtract(end, t)
+    if isinstance(w, np.ndarray) and w.ndim:
+        small = np.abs(w) < 0.5
+        r = np.where(small, t + w * diff, end - diff * (1 - w))
+        if out is None:
+            return r
+        np.copyto(out, r, casting="unsafe")
+        return out
+    if abs(w) < 0.5:
+        np.multiply(diff, w, out=diff)
+        return np.add(t, diff, out=out)
+    np.multiply(diff, 1 - w, out=diff)
+    return np.subtract(end, diff, out=out)
+
+
+def _lerp(inplace):
+    def kernel(self, tensors1, weight):
+        res = []
+        for i, t in enumerate(self):
+            if t.dtype.kind not in "fc":
+                raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
+                                          f"'{dtype_title(_FROM_NP[t.dtype])}'")
+            w = _pick(weight, i)
+            if isinstance(w, np.ndarray) and w.ndim == 0:
+                w = w.item()
+            e = tensors1[i]
+            res.append(_apply(_lerp_fn, t, (e, w), _result(t, (e,)), inplace))
+        return None if inplace else res
+    return kernel
+
+
+lerp = _register("_foreach_lerp", _lerp(False), _foreach_meta(False))
+lerp_ = _register("_foreach_lerp_", _lerp(True), _foreach_meta(True))
+
+
+# ------------------------------------------------------------------------------ norm, zero_, copy_
+@primitive("_foreach_norm", kind="foreach")
+def norm(self, *, ord=2, dtype=None):
+    out = []
+    for t in self:
+        if t.dtype.kind not in "fc" or (dtype is not None and t.dtype.kind != "c"
+                                        and dtype.np.itemsize < t.dtype.itemsize):
+            raise ValueError("_foreach_norm: dtype")  # the meta rule raises torch's message
+        rt = dtype.np if dtype is not None else (t.dtype if t.dtype.kind != "c" else
+                                                  np.dtype(t.real.dtype))
+        x = t.astype(_F32) if t.dtype in _LOW else t
+        if dtype is not None and x.dtype != dtype.np and x.dtype.kind != "c":
+            x = x.astype(dtype.np)
+        x = x.ravel()
+        if x.dtype.kind == "c":
+            x = np.abs(x)
+        if ord == 2:
+            v = np.sqrt(np.dot(x, x)) if x.dtype.kind == "f" else np.sqrt(np.sum(x * x))
+        elif ord == 1:
+            v = np.add.reduce(np.abs(x))
+        elif ord == float("inf"):
+            v = np.max(np.abs(x)) if x.size else 0
+        elif ord == -float("inf"):
+            v = np.min(np.abs(x)) if x.size else float("inf")
+        elif ord == 0:
+            v = np.count_nonzero(x)
+        else:
+            v = np.sum(np.abs(x) ** ord) ** (1.0 / ord)
+        out.append(np.asarray(v, dtype=rt))
+    return out
+
+
+@norm.meta
+def _(self, *, ord=2, dtype=None):
+    out = []
+    for t in self:
+        if t.dtype.category < 2:
+            raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                               f"input. Got {dtype_title(t.dtype)}")
+        if dtype is not None and not t.dtype.is_complex and dtype.itemsize < t.dtype.itemsize:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({dtype_title(t.dtype)}) "
+                               f"should be convertible without narrowing to the specified dtype "
+                               f"({dtype_title(dtype)})")
+        out.append(TensorMeta((), dtype or t.dtype.to_real()))
+    return out
+
+
+@primitive("_foreach_zero_", kind="foreach")
+def zero_(self):
+    for t in self:
+        t.fill(0)
+
+
+zero_.meta(lambda self: None)
+
+
+@primitive("_foreach_copy_", kind="foreach")
+def copy_(self, src, *, non_blocking=False):
+    for t, s in zip(self, src):
+        if t.dtype in _LOW and s.dtype.kind in "iu":  # ml_dtypes casts ints only through float32
+            s = s.astype(_F32)
+        np.copyto(t, s, casting="unsafe")
+
+
+@copy_.meta
+def _(self, src, *, non_blocking=False):
+    for t, s in zip(self, src):
+        shape = broadcast_shapes(tuple(t.shape), tuple(s.shape))
+        if shape != tuple(t.shape):
+            raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast shape "
+                               f"{list(shape)}")
+    return None

@@ -3,18 +3,76 @@
 The family supplies broadcasting, torch's dtype promotion (``promotion=``), float16/bfloat16 computed
 in float32, in-place and ``out=`` variants, and the summing of gradients over broadcast dims.
 Derivatives are written in ember ops (Tensor methods), so they are differentiable again.
+Kernels receive arrays already cast to the dtype they compute in, plus Python scalars.
 """
 from __future__ import annotations
+
+import builtins
+import functools
+import math
+
+import warnings
 
 import numpy as np
 
 from ._registry import primitive
 from ._special import special as _sp
 
+# torch gives inf/nan silently; NumPy warns. A filter on the kernels' modules costs nothing until a
+# warning fires, where np.errstate would cost ~1.7 us on every call.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.ops\.")
+
+_TITLE = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+          "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+          "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+
+def _not_impl(kname: str, x):
+    """torch's error for a dtype a kernel has no loop for."""
+    raise NotImplementedError(f'"{kname}" not implemented for \'{_TITLE[str(np.result_type(x))]}\'')
+
+
+def _kind(x) -> str:
+    return x.dtype.kind if type(x) is np.ndarray else np.result_type(x).kind
+
+
+def _is_t(x) -> bool:
+    return hasattr(x, "_dtype")
+
+
+def _conj(x):
+    return x.conj() if _is_t(x) and x.is_complex() else x
+
+
+def _zeros(grad):
+    return grad.new_zeros(grad.shape)
+
+
+def _wrap_ints(args):
+    """torch casts a Python int to the other operand's integer dtype, wrapping when out of range
+    (``uint8_tensor + 300``); NumPy raises OverflowError instead."""
+    dt = next((a.dtype for a in args if type(a) is np.ndarray and a.dtype.kind in "iub"), None)
+    if dt is None:
+        raise OverflowError("Python integer out of bounds")
+    return tuple(np.array(a).astype(dt) if type(a) is int else a for a in args)
+
+
+def _int_wrap(kernel):
+    @functools.wraps(kernel)
+    def run(*args, **params):
+        try:
+            return kernel(*args, **params)
+        except OverflowError:
+            return kernel(*_wrap_ints(args), **params)
+    return run
+
+
 # ----------------------------------------------------------------------------- arithmetic
 
 
 @primitive("add", kind="pointwise", expr="a + alpha * b")
+@_int_wrap
 def add(a, b, *, alpha=1):
     return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
 
@@ -25,6 +83,7 @@ def _(grad, *, alpha):
 
 
 @primitive("sub", kind="pointwise", expr="a - alpha * b")
+@_int_wrap
 def sub(a, b, *, alpha=1):
     return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
 
@@ -35,6 +94,7 @@ def _(grad, *, alpha):
 
 
 @primitive("mul", kind="pointwise", expr="a * b")
+@_int_wrap
 def mul(a, b):
     return np.multiply(a, b)
 
@@ -44,10 +104,6 @@ def _(grad, a, b):
     return grad * _conj(b), grad * _conj(a)
 
 
-def _conj(x):
-    return x.conj() if hasattr(x, "conj") and x.is_complex() else x
-
-
 @primitive("div", kind="pointwise", promotion="int_to_float", expr="a / b")
 def div(a, b):
     return np.true_divide(a, b)
@@ -55,40 +111,72 @@ def div(a, b):
 
 @div.derivative
 def _(grad, a, b):
-    gb = None
-    if hasattr(b, "shape"):
-        gb = -grad * _conj(a) / _conj(b * b)
+    gb = -grad * _conj(a) / _conj(b * b) if _is_t(b) else None
     return grad / _conj(b), gb
 
 
+def _int_divmod_check(a, b):
+    """Integer division by zero raises as torch does (floats give inf/nan)."""
+    if _kind(a) in "iub" and _kind(b) in "iub" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _float_only_zero_grads(grad, a, b):
+    return _zeros(grad), (_zeros(grad) if _is_t(b) else None)
+
+
 @primitive("div_floor", kind="pointwise", node_name="DivBackward1", expr="floor(a / b)")
+@_int_wrap
 def div_floor(a, b):
-    if np.issubdtype(np.result_type(a), np.integer) and np.issubdtype(np.result_type(b), np.integer):
-        if np.any(np.asarray(b) == 0):
-            raise ZeroDivisionError("ZeroDivisionError")
+    _int_divmod_check(a, b)
+    if _kind(a) in "iub" and _kind(b) in "iub":
         return np.floor_divide(a, b)
     return np.floor(np.true_divide(a, b))
 
 
-@div_floor.derivative
-def _(grad, a, b):
-    return grad * 0, (grad * 0 if hasattr(b, "shape") else None)
+div_floor.derivative(lambda grad, b: _float_only_zero_grads(grad, None, b))
 
 
 @primitive("div_trunc", kind="pointwise", node_name="DivBackward1", expr="trunc(a / b)")
+@_int_wrap
 def div_trunc(a, b):
-    if np.issubdtype(np.result_type(a), np.integer) and np.issubdtype(np.result_type(b), np.integer):
-        if np.any(np.asarray(b) == 0):
-            raise ZeroDivisionError("ZeroDivisionError")
+    _int_divmod_check(a, b)
+    if _kind(a) in "iub" and _kind(b) in "iub":
         q = np.floor_divide(a, b)
         fix = (np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
         return q + fix.astype(q.dtype)
     return np.trunc(np.true_divide(a, b))
 
 
-@div_trunc.derivative
+div_trunc.derivative(lambda grad, b: _float_only_zero_grads(grad, None, b))
+
+
+@primitive("remainder", kind="pointwise", expr="a - b * floor(a / b)")
+@_int_wrap
+def remainder(a, b):
+    if _kind(a) == "b" or _kind(b) == "b":
+        _not_impl("remainder_cpu", np.bool_)
+    _int_divmod_check(a, b)
+    return np.remainder(a, b)
+
+
+@remainder.derivative
 def _(grad, a, b):
-    return grad * 0, (grad * 0 if hasattr(b, "shape") else None)
+    return grad, (-grad * a.div(b, rounding_mode="floor") if _is_t(b) else None)
+
+
+@primitive("fmod", kind="pointwise", expr="fmod(a, b)")
+@_int_wrap
+def fmod(a, b):
+    if _kind(a) == "b" or _kind(b) == "b":
+        _not_impl("fmod_cpu", np.bool_)
+    _int_divmod_check(a, b)
+    return np.fmod(a, b)
+
+
+@fmod.derivative
+def _(grad, a, b):
+    return grad, (-grad * a.div(b, rounding_mode="trunc") if _is_t(b) else None)
 
 
 @primitive("neg", kind="pointwise", expr="-a")
@@ -99,51 +187,66 @@ def neg(a):
     return np.negative(a)
 
 
-@neg.derivative
-def _(grad):
-    return -grad
+neg.derivative(lambda grad: -grad)
+
+
+def _int_pow(a, b):
+    """Integer powers with negative integer exponents, as torch computes them (1, -1 or 0)."""
+    a, b = np.asarray(a), np.asarray(b)
+    neg_exp = b < 0
+    r = np.power(a, np.where(neg_exp, 0, b))
+    odd = (b % 2) != 0
+    special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(r.dtype)
+    return np.where(neg_exp, special, r)
 
 
 @primitive("pow", kind="pointwise", expr="a ** b")
+@_int_wrap
 def pow(a, b):
-    if (isinstance(b, (int, np.integer)) or (hasattr(b, "dtype") and np.issubdtype(b.dtype, np.integer))) \
-            and np.issubdtype(np.result_type(a), np.integer) and np.any(np.asarray(b) < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if _kind(a) in "iub" and _kind(b) in "iu":
+        if type(b) is not np.ndarray:
+            if b < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+        elif (b < 0).any():
+            return _int_pow(a, b)
     return np.power(a, b)
 
 
 @pow.derivative
 def _(grad, a, b, out):
-    if not hasattr(b, "shape"):  # scalar exponent
+    if not _is_t(b):  # scalar exponent
         if b == 0:
-            return grad * 0, None
+            return _zeros(grad), None
         return grad * b * _conj(a ** (b - 1)), None
+    gb = grad * _conj(out * (a.log() if _is_t(a) else math.log(a)))
+    if not _is_t(a):
+        return None, (gb if a != 0 else gb.new_zeros(()).where(b >= 0, gb))
     ga = grad * _conj(b * a ** (b - 1))
-    gb = grad * _conj(out * a.log())
-    gb = gb.masked_fill((a == 0) & (b.real >= 0 if b.is_complex() else b >= 0), 0)
+    real_b = b.real if b.is_complex() else b
+    gb = gb.new_zeros(()).where((a == 0) & (real_b >= 0), gb)
     return ga, gb
 
 
 @primitive("abs", kind="pointwise", promotion="complex_to_float", expr="abs(a)")
 def abs(a):
+    if a.dtype == np.bool_:
+        _not_impl("abs_cpu", a)
     return np.abs(a)
 
 
-@abs.derivative
-def _(grad, a):
-    return grad * a.sgn()
+abs.derivative(lambda grad, a: grad * a.sgn())
 
 
 @primitive("sign", kind="pointwise", expr="sign(a)")
 def sign(a):
     if a.dtype == np.bool_:
         return a.copy()
+    if a.dtype.kind == "f":
+        return np.where(a != a, 0, np.sign(a))  # torch: sign(nan) == 0
     return np.sign(a)
 
 
-@sign.derivative
-def _(grad):
-    return grad * 0
+sign.derivative(lambda grad: _zeros(grad))
 
 
 @primitive("sgn", kind="pointwise", expr="sgn(a)")
@@ -151,135 +254,212 @@ def sgn(a):
     if np.iscomplexobj(a):
         mag = np.abs(a)
         return np.where(mag == 0, 0, a / np.where(mag == 0, 1, mag)).astype(a.dtype)
-    return np.sign(a)
+    return sign.kernel(a)
 
 
 @sgn.derivative
 def _(grad, a, out):
     if not a.is_complex():
-        return grad * 0
+        return _zeros(grad)
     mag = a.abs()
-    return ((grad - (out * _conj(grad)).real * out) / mag).masked_fill(mag == 0, 0) * 0.5 * 2
+    return grad.new_zeros(()).where(mag == 0, (grad - (out * _conj(grad)).real * out) / mag)
 
 
-# ----------------------------------------------------------------------------- transcendental
+# ----------------------------------------------------------------------------- unary float family
 
 
-@primitive("exp", kind="pointwise", promotion="int_to_float", expr="exp(a)")
-def exp(a):
-    return np.exp(a)
+def _unary(name, fn, expr, deriv, promotion="int_to_float"):
+    """A unary primitive computing ``fn(a)``, with derivative ``deriv(grad, a | out)``."""
+    def kernel(a):
+        return fn(a)
+    kernel.__name__ = name
+    op = primitive(name, kind="pointwise", promotion=promotion, expr=expr)(kernel)
+    if deriv is not None:
+        op.derivative(deriv)
+    return op
 
 
-@exp.derivative
-def _(grad, out):
-    return grad * _conj(out)
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a)) if np.iscomplexobj(a) else _sp().expit(a)
 
 
-@primitive("log", kind="pointwise", promotion="int_to_float", expr="log(a)")
-def log(a):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(a)
+exp = _unary("exp", np.exp, "exp(a)", lambda grad, out: grad * _conj(out))
+exp2 = _unary("exp2", np.exp2, "exp2(a)", lambda grad, out: grad * _conj(out) * _LN2)
+expm1 = _unary("expm1", np.expm1, "expm1(a)", lambda grad, out: grad * _conj(out + 1))
+log = _unary("log", np.log, "log(a)", lambda grad, a: grad / _conj(a))
+log2 = _unary("log2", np.log2, "log2(a)", lambda grad, a: grad / (_conj(a) * _LN2))
+log10 = _unary("log10", np.log10, "log10(a)", lambda grad, a: grad / (_conj(a) * _LN10))
+log1p = _unary("log1p", np.log1p, "log1p(a)", lambda grad, a: grad / _conj(a + 1))
+sqrt = _unary("sqrt", np.sqrt, "sqrt(a)", lambda grad, out: grad / (2 * _conj(out)))
+rsqrt = _unary("rsqrt", lambda a: np.reciprocal(np.sqrt(a)), "1 / sqrt(a)",
+               lambda grad, out: grad * _conj(out * out * out) * -0.5)
+reciprocal = _unary("reciprocal", np.reciprocal, "1 / a",
+                    lambda grad, out: -grad * _conj(out * out))
+sin = _unary("sin", np.sin, "sin(a)", lambda grad, a: grad * _conj(a.cos()))
+cos = _unary("cos", np.cos, "cos(a)", lambda grad, a: grad * -_conj(a.sin()))
+tan = _unary("tan", np.tan, "tan(a)", lambda grad, out: grad * _conj(1 + out * out))
+asin = _unary("asin", np.arcsin, "asin(a)", lambda grad, a: grad * (1 - a * a).rsqrt())
+acos = _unary("acos", np.arccos, "acos(a)", lambda grad, a: -grad * (1 - a * a).rsqrt())
+atan = _unary("atan", np.arctan, "atan(a)", lambda grad, a: grad / (1 + a * a))
+sinh = _unary("sinh", np.sinh, "sinh(a)", lambda grad, a: grad * _conj(a.cosh()))
+cosh = _unary("cosh", np.cosh, "cosh(a)", lambda grad, a: grad * _conj(a.sinh()))
+tanh = _unary("tanh", np.tanh, "tanh(a)", lambda grad, out: grad * _conj(1 - out * out))
+asinh = _unary("asinh", np.arcsinh, "asinh(a)", lambda grad, a: grad * (a * a + 1).rsqrt())
+acosh = _unary("acosh", np.arccosh, "acosh(a)", lambda grad, a: grad * (a * a - 1).rsqrt())
+atanh = _unary("atanh", np.arctanh, "atanh(a)", lambda grad, a: grad / (1 - a * a))
+sigmoid = _unary("sigmoid", _sigmoid, "1 / (1 + exp(-a))",
+                 lambda grad, out: grad * _conj(out * (1 - out)))
+erf = _unary("erf", lambda a: _sp().erf(a), "erf(a)",
+             lambda grad, a: grad * (2.0 / math.sqrt(math.pi)) * (-(a * a)).exp())
+erfc = _unary("erfc", lambda a: _sp().erfc(a), "erfc(a)",
+              lambda grad, a: grad * (-2.0 / math.sqrt(math.pi)) * (-(a * a)).exp())
+erfinv = _unary("erfinv", lambda a: _sp().erfinv(a), "erfinv(a)",
+                lambda grad, out: grad * (math.sqrt(math.pi) / 2.0) * (out * out).exp())
 
 
-@log.derivative
-def _(grad, a):
-    return grad / _conj(a)
-
-
-@primitive("sqrt", kind="pointwise", promotion="int_to_float", expr="sqrt(a)")
-def sqrt(a):
-    with np.errstate(invalid="ignore"):
-        return np.sqrt(a)
-
-
-@sqrt.derivative
-def _(grad, out):
-    return grad / (2 * _conj(out))
-
-
-@primitive("rsqrt", kind="pointwise", promotion="int_to_float", expr="1 / sqrt(a)")
-def rsqrt(a):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.reciprocal(np.sqrt(a))
-
-
-@rsqrt.derivative
-def _(grad, out):
-    return grad * _conj(out * out * out) * -0.5
-
-
-@primitive("tanh", kind="pointwise", promotion="int_to_float", expr="tanh(a)")
-def tanh(a):
-    return np.tanh(a)
-
-
-@tanh.derivative
-def _(grad, out):
-    return grad * _conj(1 - out * out)
-
-
-@primitive("sigmoid", kind="pointwise", promotion="int_to_float", expr="1 / (1 + exp(-a))")
-def sigmoid(a):
-    if np.iscomplexobj(a):
-        return 1 / (1 + np.exp(-a))
-    return _sp().expit(a)
-
-
-@sigmoid.derivative
-def _(grad, out):
-    return grad * _conj(out * (1 - out))
-
-
-@primitive("relu", kind="pointwise", expr="max(a, 0)")
-def relu(a):
+def _relu(a):
     if a.dtype == np.bool_:
-        raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+        raise RuntimeError("Boolean inputs not supported for relu")
     return np.maximum(a, 0, dtype=a.dtype)
 
 
-@relu.derivative
-def _(grad, out):
-    return grad * (out > 0)
+relu = _unary("relu", _relu, "max(a, 0)", lambda grad, out: grad * (out > 0), promotion="default")
 
 
-@primitive("erf", kind="pointwise", promotion="int_to_float", expr="erf(a)")
-def erf(a):
-    return _sp().erf(a)
+def _rounding(name, fn, kname):
+    def kernel(a):
+        if a.dtype.kind in "iu":
+            return a.copy()
+        if a.dtype == np.bool_:
+            _not_impl(kname, a)
+        return fn(a)
+    return kernel
 
 
-@erf.derivative
-def _(grad, a):
-    return grad * (2.0 / np.sqrt(np.pi)) * (-(a * a)).exp()
+floor = _unary("floor", _rounding("floor", np.floor, "floor_vml_cpu"), "floor(a)", lambda grad: _zeros(grad),
+               promotion="default")
+ceil = _unary("ceil", _rounding("ceil", np.ceil, "ceil_vml_cpu"), "ceil(a)", lambda grad: _zeros(grad),
+              promotion="default")
+trunc = _unary("trunc", _rounding("trunc", np.trunc, "trunc_vml_cpu"), "trunc(a)", lambda grad: _zeros(grad),
+               promotion="default")
 
 
-@primitive("erfinv", kind="pointwise", promotion="int_to_float", expr="erfinv(a)")
-def erfinv(a):
-    return _sp().erfinv(a)
+@primitive("round", kind="pointwise", expr="round(a)")
+def round(a, *, decimals=0):
+    if decimals == 0:
+        return _rounding("round", np.rint, "round_vml_cpu")(a)
+    if a.dtype.kind in "biu":
+        _not_impl("round_cpu", a)
+    ten = a.dtype.type(10.0 ** builtins.abs(decimals))
+    return np.rint(a * ten) / ten if decimals > 0 else np.rint(a / ten) * ten
 
 
-@erfinv.derivative
-def _(grad, out):
-    return grad * (np.sqrt(np.pi) / 2.0) * (out * out).exp()
+round.derivative(lambda grad: _zeros(grad))
 
 
-@primitive("sin", kind="pointwise", promotion="int_to_float", expr="sin(a)")
-def sin(a):
-    return np.sin(a)
+def _frac(a):
+    if a.dtype.kind in "biu":
+        _not_impl("frac_cpu", a)
+    return a - np.trunc(a)
 
 
-@sin.derivative
-def _(grad, a):
-    return grad * _conj(a.cos())
+frac = _unary("frac", _frac, "a - trunc(a)", lambda grad: grad, promotion="default")
 
 
-@primitive("cos", kind="pointwise", promotion="int_to_float", expr="cos(a)")
-def cos(a):
-    return np.cos(a)
+# ----------------------------------------------------------------------------- binary float family
 
 
-@cos.derivative
-def _(grad, a):
-    return grad * -_conj(a.sin())
+@primitive("atan2", kind="pointwise", promotion="int_to_float", expr="atan2(a, b)")
+def atan2(a, b):
+    return np.arctan2(a, b)
+
+
+@atan2.derivative
+def _(grad, a, b):
+    denom = a * a + b * b
+    return grad * b / denom, -grad * a / denom
+
+
+def _float_binary(kname, ufunc):
+    def kernel(a, b):
+        if _kind(a) in "biu":
+            _not_impl(kname, a)
+        return ufunc(a, b)
+    return kernel
+
+
+logaddexp = primitive("logaddexp", kind="pointwise", expr="logaddexp(a, b)")(
+    _float_binary("logaddexp_cpu", np.logaddexp))
+logaddexp.derivative(lambda grad, a, b: (grad / (1 + (b - a).exp()), grad / (1 + (a - b).exp())))
+logaddexp2 = primitive("logaddexp2", kind="pointwise", expr="logaddexp2(a, b)")(
+    _float_binary("logaddexp2_cpu", np.logaddexp2))
+logaddexp2.derivative(lambda grad, a, b: (grad / (1 + (b - a).exp2()), grad / (1 + (a - b).exp2())))
+hypot = primitive("hypot", kind="pointwise", expr="hypot(a, b)")(_float_binary("hypot_cpu", np.hypot))
+hypot.derivative(lambda grad, a, b, out: (grad * a / out, grad * b / out))
+
+
+@primitive("lerp", kind="pointwise", promote_args=(0, 1), expr="a + weight * (b - a)")
+def lerp(a, b, weight):
+    if a.dtype.kind not in "fc":
+        _not_impl("lerp_kernel_tensor" if type(weight) is np.ndarray else "lerp_kernel_scalar", a)
+    diff = b - a
+    w = weight
+    # torch's formula: exact at both ends, stable for weights near 1
+    return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w)).astype(np.result_type(a, b))
+
+
+@lerp.derivative
+def _(grad, a, b, weight):
+    gw = grad * (b - a) if _is_t(weight) else None
+    return grad * (1 - weight), grad * weight, gw
+
+
+@primitive("addcmul", kind="pointwise", expr="a + value * t1 * t2")
+def addcmul(a, t1, t2, *, value=1):
+    prod = np.multiply(t1, t2)
+    if value != 1:
+        if np.result_type(a, prod).kind in "biu":
+            value = int(value)  # torch casts the scalar to the integer result type
+        prod = np.multiply(prod, value)
+    return np.add(a, prod)
+
+
+@addcmul.derivative
+def _(grad, t1, t2, *, value):
+    g = grad if value == 1 else grad * value
+    return grad, g * _conj(t2), g * _conj(t1)
+
+
+_ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+                "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+                "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+                "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+                "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+                "for all dtypes.")
+
+
+@primitive("addcdiv", kind="pointwise", expr="a + value * t1 / t2")
+def addcdiv(a, t1, t2, *, value=1):
+    if _kind(t1) in "biu" and _kind(t2) in "biu":
+        raise RuntimeError(_ADDCDIV_INT)
+    q = np.true_divide(t1, t2)
+    return np.add(a, q if value == 1 else np.multiply(q, value))
+
+
+@addcdiv.derivative
+def _(grad, t1, t2, *, value):
+    g = grad if value == 1 else grad * value
+    return grad, g / _conj(t2), -g * _conj(t1) / _conj(t2 * t2)
+
+
+@primitive("nan_to_num", kind="pointwise", expr="nan_to_num(a)")
+def nan_to_num(a, *, nan=0.0, posinf=None, neginf=None):
+    if a.dtype.kind not in "fc":
+        return a.copy()
+    return np.nan_to_num(a, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+
+
+nan_to_num.derivative(lambda grad, a: grad * a.isfinite())
 
 
 # ----------------------------------------------------------------------------- comparison, select
@@ -311,11 +491,20 @@ def _(grad, a, b):
 def clamp(a, *, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if a.dtype == np.bool_:
+        _not_impl("clamp_scalar_cpu" if min is not None and max is not None else
+                  "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu", a)
+    if a.dtype.kind in "iu":
+        info = np.iinfo(a.dtype)
+        for v in (min, max):
+            if v is not None and not info.min <= v <= info.max:
+                cname = "int" if a.dtype == np.int32 else f"{a.dtype}_t"
+                raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
     out = a
     if min is not None:
-        out = np.maximum(out, np.asarray(min).astype(a.dtype) if np.ndim(min) else min)
+        out = np.maximum(out, min)
     if max is not None:
-        out = np.minimum(out, np.asarray(max).astype(a.dtype) if np.ndim(max) else max)
+        out = np.minimum(out, max)
     return out if out is not a else a.copy()
 
 
@@ -349,9 +538,9 @@ def _(grad, condition):
 
 def _comparison(name, ufunc, expr):
     @primitive(name, kind="pointwise", promotion="compare", expr=expr)
+    @_int_wrap
     def kernel(a, b):
         return ufunc(a, b)
-    kernel.kernel.__name__ = name
     return kernel
 
 
@@ -363,45 +552,40 @@ gt = _comparison("gt", np.greater, "a > b")
 ge = _comparison("ge", np.greater_equal, "a >= b")
 
 
-@primitive("isnan", kind="pointwise", promotion="always_bool", expr="isnan(a)")
-def isnan(a):
-    return np.isnan(a)
+def _predicate(name, fn, expr):
+    return primitive(name, kind="pointwise", promotion="always_bool", expr=expr)(fn)
 
 
-@primitive("logical_not", kind="pointwise", promotion="always_bool", expr="not a")
-def logical_not(a):
-    return np.logical_not(a)
+def _float_pred(ufunc, fill):
+    def kernel(a):
+        if a.dtype.kind in "biu":
+            return np.full(a.shape, fill)
+        return ufunc(a)
+    return kernel
 
 
-@primitive("logical_and", kind="pointwise", promotion="always_bool", expr="a and b")
-def logical_and(a, b):
-    return np.logical_and(a, b)
-
-
-@primitive("logical_or", kind="pointwise", promotion="always_bool", expr="a or b")
-def logical_or(a, b):
-    return np.logical_or(a, b)
-
-
-@primitive("logical_xor", kind="pointwise", promotion="always_bool", expr="a != b")
-def logical_xor(a, b):
-    return np.logical_xor(a, b)
+isnan = _predicate("isnan", lambda a: np.isnan(a), "isnan(a)")
+isinf = _predicate("isinf", _float_pred(np.isinf, False), "isinf(a)")
+isfinite = _predicate("isfinite", _float_pred(np.isfinite, True), "isfinite(a)")
+isposinf = _predicate("isposinf", _float_pred(np.isposinf, False), "isposinf(a)")
+isneginf = _predicate("isneginf", _float_pred(np.isneginf, False), "isneginf(a)")
+signbit = _predicate("signbit", lambda a: np.signbit(a) if a.dtype.kind != "b" else np.zeros(a.shape, bool),
+                     "signbit(a)")
+logical_not = _predicate("logical_not", lambda a: np.logical_not(a), "not a")
+logical_and = _predicate("logical_and", lambda a, b: np.logical_and(a, b), "a and b")
+logical_or = _predicate("logical_or", lambda a, b: np.logical_or(a, b), "a or b")
+logical_xor = _predicate("logical_xor", lambda a, b: np.logical_xor(a, b), "a != b")
 
 
 def _int_or_bool(name, ufunc, expr):
     @primitive(name, kind="pointwise", expr=expr)
+    @_int_wrap
     def kernel(a, b):
         for x in (a, b):
-            dt = np.result_type(x)
-            if dt.kind not in "biu":
-                raise RuntimeError(f'"{name}_cpu" not implemented for \'{_title(dt)}\'')
+            if _kind(x) not in "biu":
+                _not_impl(f"{name}_cpu", x)
         return ufunc(a, b)
     return kernel
-
-
-def _title(npdt):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}.get(str(npdt), str(npdt))
 
 
 bitwise_and = _int_or_bool("bitwise_and", np.bitwise_and, "a & b")
@@ -412,7 +596,7 @@ bitwise_xor = _int_or_bool("bitwise_xor", np.bitwise_xor, "a ^ b")
 @primitive("bitwise_not", kind="pointwise", expr="~a")
 def bitwise_not(a):
     if a.dtype.kind not in "biu":
-        raise RuntimeError(f'"bitwise_not_cpu" not implemented for \'{_title(a.dtype)}\'')
+        _not_impl("bitwise_not_cpu", a)
     return np.invert(a)
 
 
@@ -431,9 +615,7 @@ def _(a, *, dtype, copy=True):
     return TensorMeta(tuple(a.shape), dtype)
 
 
-@to_dtype.derivative
-def _(grad):
-    return grad
+to_dtype.derivative(lambda grad: grad)
 
 
 @primitive("conj_physical", kind="pointwise", expr="conj(a)")
@@ -441,9 +623,7 @@ def conj_physical(a):
     return np.conj(a)
 
 
-@conj_physical.derivative
-def _(grad):
-    return grad.conj_physical()
+conj_physical.derivative(lambda grad: grad.conj_physical())
 
 
 @primitive("real", kind="pointwise", promotion="complex_to_float", node_name="RealBackward0")
@@ -451,9 +631,7 @@ def real(a):
     return np.real(a).copy()
 
 
-@real.derivative
-def _(grad):
-    return grad
+real.derivative(lambda grad: grad)
 
 
 @primitive("imag", kind="pointwise", promotion="complex_to_float", node_name="ImagBackward0")
@@ -461,6 +639,4 @@ def imag(a):
     return np.imag(a).copy()
 
 
-@imag.derivative
-def _(grad):
-    return grad * 1j
+imag.derivative(lambda grad: grad * 1j)

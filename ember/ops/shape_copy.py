@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from ._meta import same_meta
 from ._registry import TensorMeta, primitive
 
@@ -35,7 +36,18 @@ def copy(dst, src):
 
 @copy.meta
 def _(dst, src):
-    return TensorMeta(tuple(dst.shape), dst.dtype)
+    target, shape = tuple(dst.shape), tuple(src.shape)
+    nd = len(target) - len(shape)
+    if nd < 0:
+        raise RuntimeError(f"expand({src._type_string()}{{{list(shape)}}}, size={list(target)}): the number "
+                           f"of sizes provided ({len(target)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({len(shape)})")
+    for i, s in enumerate(shape):
+        if s != 1 and s != target[nd + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[nd + i]}) must match the existing "
+                               f"size ({s}) at non-singleton dimension {nd + i}.  Target sizes: "
+                               f"{list(target)}.  Tensor sizes: {list(shape)}")
+    return TensorMeta(target, dst.dtype)
 
 
 @copy.derivative
@@ -43,4 +55,141 @@ def _(grad, *, src_shape):
     return grad * 0, grad
 
 
-__all__ = ["clone", "copy", "same_meta"]
+# ----------------------------------------------------------------------------- cat
+def _skipped(shape) -> bool:
+    # torch's legacy rule: 1-D empty tensors take part in promotion but not in the shape checks
+    return len(shape) == 1 and shape[0] == 0
+
+
+def cat_dtype(dtypes):
+    out = dtypes[0]
+    for d in dtypes[1:]:
+        out = D.promote_types(out, d)
+    return out
+
+
+def cat_shape(shapes, dim):
+    """torch's cat shape checks; returns the output shape."""
+    ref, total = None, 0
+    for i, s in enumerate(shapes):
+        if len(s) == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    for i, s in enumerate(shapes):
+        if _skipped(s):
+            continue
+        if ref is None:
+            ref = s
+        if len(s) != len(ref):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {len(s)}")
+        for d in range(len(ref)):
+            if d != dim and s[d] != ref[d]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                                   f"{ref[d]} but got size {s[d]} for tensor number {i} in the list.")
+        total += s[dim]
+    if ref is None:
+        return (0,)
+    return tuple(ref[:dim]) + (total,) + tuple(ref[dim + 1:])
+
+
+@primitive("cat", kind="other")
+def cat(tensors, *, dim, sizes):
+    """``sizes``: each input's extent along ``dim`` (None when skipped), so backward saves nothing."""
+    dt = cat_dtype([D.FROM_NP[a.dtype] for a in tensors]).np
+    cat_shape([a.shape for a in tensors], dim)
+    keep = [a for a in tensors if not _skipped(a.shape)]
+    if not keep:
+        return np.empty((0,), dt)
+    return np.concatenate(keep, axis=dim, dtype=dt, casting="unsafe")
+
+
+@cat.meta
+def _(tensors, *, dim, sizes):
+    return TensorMeta(cat_shape([tuple(t.shape) for t in tensors], dim),
+                      cat_dtype([t.dtype for t in tensors]))
+
+
+@cat.derivative
+def _(grad, *, dim, sizes):
+    out, start = [], 0
+    for s in sizes:
+        if s is None:
+            out.append(grad.new_zeros((0,)))
+        else:
+            out.append(grad.narrow(dim, start, s))
+            start += s
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- flip / roll
+@primitive("flip", kind="other")
+def flip(a, *, dims):
+    # a copy: ember tensors never carry NumPy's negative strides
+    return np.ascontiguousarray(np.flip(a, dims)) if dims else a.copy()
+
+
+flip.meta(same_meta)
+
+
+@flip.derivative
+def _(grad, *, dims):
+    return grad._op(flip, dims=dims)
+
+
+@primitive("roll", kind="other")
+def roll(a, *, shifts, dims):
+    if not dims:
+        return np.roll(a.reshape(-1), shifts[0]).reshape(a.shape)
+    return np.roll(a, shifts, dims)
+
+
+roll.meta(same_meta)
+
+
+@roll.derivative
+def _(grad, *, shifts, dims):
+    return grad._op(roll, shifts=tuple(-s for s in shifts), dims=dims)
+
+
+# ----------------------------------------------------------------------------- tril / triu
+def _tri_meta(a, *, diagonal=0):
+    if a.dim() < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return TensorMeta(tuple(a.shape), a.dtype)
+
+
+@primitive("tril", kind="other")
+def tril(a, *, diagonal=0):
+    if a.ndim < 2:
+        raise ValueError
+    return np.tril(a, diagonal)
+
+
+tril.meta(_tri_meta)
+
+
+@tril.derivative
+def _(grad, *, diagonal):
+    return grad._op(tril, diagonal=diagonal)
+
+
+@primitive("triu", kind="other")
+def triu(a, *, diagonal=0):
+    if a.ndim < 2:
+        raise ValueError
+    return np.triu(a, diagonal)
+
+
+@triu.meta
+def _(a, *, diagonal=0):
+    if a.dim() < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return TensorMeta(tuple(a.shape), a.dtype)
+
+
+@triu.derivative
+def _(grad, *, diagonal):
+    return grad._op(triu, diagonal=diagonal)
+
+
+__all__ = ["clone", "copy", "cat", "flip", "roll", "tril", "triu", "cat_shape", "cat_dtype",
+           "same_meta"]

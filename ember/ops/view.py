@@ -125,7 +125,7 @@ def _(grad, *, a_shape):
 
 @primitive("select", kind="view")
 def select(a, *, dim, index):
-    return a[(slice(None),) * dim + (index,)]
+    return a[(slice(None),) * dim + (index, Ellipsis)]  # Ellipsis: a 0-d view, never a scalar copy
 
 
 @select.meta

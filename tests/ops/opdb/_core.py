@@ -35,6 +35,10 @@ def noncontig(a: np.ndarray) -> NonContig:
 
 def arr(shape, dtype: str = "float32", low: float = -3, high: float = 3, *, rng=None) -> np.ndarray:
     """A random NumPy array of ``shape`` and ember/torch dtype name (bool, ints, floats, complex)."""
+    return np.asarray(_arr(shape, dtype, low, high, rng=rng))
+
+
+def _arr(shape, dtype, low, high, *, rng=None):
     rng = rng or RNG
     shape = tuple(shape)
     if dtype == "bool":
@@ -76,3 +80,5 @@ class OpInfo:
     grad_rtol: float = 1e-4
     skip_checks: tuple = ()                     # names of checks that do not apply, with a reason below
     notes: str = ""                             # why a check is skipped
+    error_samples: Callable[[str], list] | None = None  # samples where torch raises: ember must raise
+                                                # the same exception class with the same message

@@ -1,0 +1,18 @@
+"""``ember.nn``: modules, parameters, functional and init, with torch.nn's names.
+
+Example:
+    >>> import ember
+    >>> from ember import nn
+    >>> net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    >>> net(ember.ones(3, 4)).shape
+    torch.Size([3, 2])
+"""
+from . import functional, init, utils
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from .modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
+
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional",
+           "init", "utils", "register_module_forward_hook", "register_module_forward_pre_hook",
+           *_modules_all]

@@ -1,0 +1,251 @@
+"""Loss functions of ``ember.nn.functional`` (layer L4), composites of ember ops.
+
+Class-index losses select the target's log-probability with a one-hot mask (``target == class``)
+rather than a gather, which keeps them to pointwise ops and sums.
+
+Example:
+    >>> import ember
+    >>> from ember.nn.functional import cross_entropy
+    >>> cross_entropy(ember.zeros(2, 4), ember.tensor([0, 3]))
+    tensor(1.3863)
+"""
+from __future__ import annotations
+
+import warnings
+
+from .. import _dtype as D
+from .._creation import arange
+from .._tensor_methods.pointwise import where
+from ..overrides import public
+
+__all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "legacy_get_string"]
+
+
+def legacy_get_string(size_average, reduce, emit_warning: bool = True) -> str:
+    """The ``reduction`` string for the deprecated ``size_average``/``reduce`` pair."""
+    warning = "size_average and reduce args will be deprecated, please use reduction='{}' instead."
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    ret = ("mean" if size_average else "sum") if reduce else "none"
+    if emit_warning:
+        warnings.warn(warning.format(ret), stacklevel=3)
+    return ret
+
+
+def _reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_size(input, target, stacklevel=3):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=stacklevel)
+
+
+@public
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    """Mean squared error ``(input - target)^2``, reduced."""
+    _check_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    d = input - target
+    loss = d * d
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@public
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    """Mean absolute error ``|input - target|``, reduced."""
+    _check_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@public
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    _check_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    ad = (input - target).abs()
+    if beta == 0:
+        return _reduce(ad, reduction)
+    loss = where(ad < beta, ad * ad * (0.5 / beta), ad - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+@public
+def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None):
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    _check_size(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    ad = (input - target).abs()
+    loss = where(ad < delta, ad * ad * 0.5, (ad - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@public
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction: str = "mean"):
+    """``-(t log x + (1 - t) log(1 - x))`` with each log clamped at -100, as torch does."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@public
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None):
+    """Sigmoid + binary cross entropy in one stable expression; ``pos_weight`` weighs positives."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    # log(1 + e^-x) = max(-x, 0) + log(1 + e^-|x|)
+    log1pexp = (-input).clamp(min=0) + (1 + (-input.abs()).exp()).log()
+    if pos_weight is not None:
+        loss = (1 - target) * input + ((pos_weight - 1) * target + 1) * log1pexp
+    else:
+        loss = (1 - target) * input + log1pexp
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _class_view(t, ndim: int):
+    """A ``(C,)`` tensor shaped to broadcast along dim 1 of an ``ndim``-d ``(N, C, ...)`` input."""
+    return t.view((t.shape[0],) + (1,) * (ndim - 2)) if ndim >= 2 else t
+
+
+def _check_nll_shapes(input, target):
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() >= 2 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    expect = tuple(input.shape[:1]) + tuple(input.shape[2:]) if input.dim() >= 2 else ()
+    if tuple(target.shape) != expect:
+        raise RuntimeError(f"Expected target size {list(expect)}, got {list(target.shape)}")
+
+
+def _target_mask(input, target, ignore_index: int):
+    """``(mask, hits)``: boolean ``target == class`` mask shaped like ``input`` (ignored entries all
+    False) and the number of selected targets as a Python int."""
+    cdim = 1 if input.dim() >= 2 else 0
+    c = input.shape[cdim]
+    if target.dtype not in (D.int64, D.int32, D.int16, D.int8, D.uint8):
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    mask = (target.unsqueeze(1) if input.dim() >= 2 else target) == _class_view(arange(c), input.dim())
+    hits = mask.sum().item()
+    if hits != target.numel():
+        # some targets are ignored or out of bounds: only the latter is an error
+        flat = target.reshape(-1).tolist()
+        bad = [v for v in flat if (v < 0 or v >= c) and v != ignore_index]
+        if bad:
+            raise IndexError(f"Target {bad[0]} is out of bounds.")
+    if 0 <= ignore_index < c:
+        mask = mask & _unsq(target != ignore_index, input.dim())
+        hits = mask.sum().item()
+    return mask, hits
+
+
+def _unsq(t, ndim):
+    return t.unsqueeze(1) if ndim >= 2 else t
+
+
+@public
+def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+             reduction: str = "mean"):
+    """Negative log-likelihood of class indices: input ``(N, C, ...)`` log-probs, target ``(N, ...)``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_nll_shapes(input, target)
+    cdim = 1 if input.dim() >= 2 else 0
+    mask, hits = _target_mask(input, target, ignore_index)
+    picked = where(mask, input, 0)
+    if weight is not None:
+        w = where(mask, _class_view(weight, input.dim()), 0)
+        loss = -(picked * w).sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / w.sum()
+    else:
+        if reduction == "mean":
+            # the mean over selected targets (NaN when every target is ignored, as torch)
+            return picked.sum() * (-1.0 / hits if hits else float("nan"))
+        loss = -picked.sum(cdim)
+    return _reduce(loss, reduction)
+
+
+@public
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
+                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0):
+    """``log_softmax`` over dim 1 then NLL; target holds class indices or class probabilities."""
+    from .functional import log_softmax
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = 1 if input.dim() >= 2 else 0
+    c = input.shape[cdim]
+    logp = log_softmax(input, cdim)
+    if target.is_floating_point():
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        prod = logp * target
+        if weight is not None:
+            prod = prod * _class_view(weight, input.dim())
+        if reduction == "mean":
+            return -prod.sum() / (input.numel() / c)
+        if reduction == "sum":
+            return -prod.sum()
+        if reduction == "none":
+            return -prod.sum(cdim)
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0:
+        return nll
+    keep = target != ignore_index
+    if weight is not None:
+        smooth = -(logp * _class_view(weight, input.dim())).sum(cdim)
+    else:
+        smooth = -logp.sum(cdim)
+    smooth = where(keep, smooth, 0)
+    if reduction == "mean":
+        if weight is not None:
+            mask, _ = _target_mask(input, target, ignore_index)
+            smooth = smooth.sum() / where(mask, _class_view(weight, input.dim()), 0).sum()
+        else:
+            smooth = smooth.sum() / keep.sum().to(smooth.dtype)
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)

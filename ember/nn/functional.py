@@ -1,0 +1,379 @@
+"""``ember.nn.functional``: layers as functions, written as composites of ember ops (layer L4).
+
+Composites get autograd, meta shapes and tracing for free; a function is promoted to a primitive only
+when a benchmark asks for it. Losses live in ``_functional_loss`` and are re-exported here.
+
+Example:
+    >>> import ember
+    >>> import ember.nn.functional as F
+    >>> F.softmax(ember.tensor([1., 1.]), dim=0)
+    tensor([0.5000, 0.5000])
+"""
+from __future__ import annotations
+
+import math
+
+from .. import _dtype as D
+from .._creation import arange, empty_like
+from .._tensor import Tensor
+from .._tensor_methods.pointwise import where
+from ..autograd.grad_mode import no_grad
+from ..overrides import public
+from ._functional_loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
+                               cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+
+__all__ = ["linear", "bilinear", "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu",
+           "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu", "mish", "softplus", "sigmoid",
+           "tanh", "logsigmoid", "hardsigmoid", "hardswish", "softsign", "tanhshrink", "threshold",
+           "glu", "softmax", "log_softmax", "softmin", "dropout", "embedding", "one_hot", "layer_norm",
+           "rms_norm", "normalize", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss"]
+
+
+def _log1p(x):
+    return x.log1p() if hasattr(x, "log1p") else (x + 1).log()
+
+
+def _expm1(x):
+    return x.expm1() if hasattr(x, "expm1") else x.exp() - 1
+
+
+# ------------------------------------------------------------------------------ linear
+@public
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``; input ``(*, in)``, weight ``(out, in)``, bias ``(out,)``."""
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
+
+
+@public
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1 @ W_k @ x2 + b_k``; inputs ``(*, in1)``, ``(*, in2)``, weight ``(out, in1, in2)``."""
+    # (*, 1, 1, in1) @ (out, in1, in2) -> (*, out, 1, in2), then dot with x2
+    t = input1.unsqueeze(-2).unsqueeze(-2).matmul(weight)
+    out = (t.squeeze(-2) * input2.unsqueeze(-2)).sum(-1)
+    return out if bias is None else out + bias
+
+
+# ------------------------------------------------------------------------------ activations
+@public
+def relu(input, inplace: bool = False):
+    """``max(input, 0)``."""
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input):
+    return input.relu_()
+
+
+@public
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    """Clamp into ``[min_val, max_val]``."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+@public
+def relu6(input, inplace: bool = False):
+    """``min(max(input, 0), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+@public
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    """``input`` where positive, else ``negative_slope * input``."""
+    out = where(input > 0, input, input * negative_slope)
+    return input.copy_(out) if inplace else out
+
+
+def leaky_relu_(input, negative_slope: float = 0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+@public
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    """``input`` where positive, else ``alpha * (exp(input) - 1)``."""
+    # clamp before exp so the unused branch cannot overflow into a NaN gradient
+    out = where(input > 0, input, _expm1(input.clamp(max=0)) * alpha)
+    return input.copy_(out) if inplace else out
+
+
+def elu_(input, alpha: float = 1.0):
+    return elu(input, alpha, inplace=True)
+
+
+@public
+def selu(input, inplace: bool = False):
+    """``scale * elu(input, alpha)`` with the self-normalising constants."""
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    out = elu(input, alpha) * scale
+    return input.copy_(out) if inplace else out
+
+
+@public
+def celu(input, alpha: float = 1.0, inplace: bool = False):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    out = where(input > 0, input, _expm1(input.clamp(max=0) / alpha) * alpha)
+    return input.copy_(out) if inplace else out
+
+
+@public
+def gelu(input, approximate: str = "none"):
+    """``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula."""
+    if approximate == "none":
+        return input * (1 + (input * (1 / math.sqrt(2))).erf()) * 0.5
+    if approximate == "tanh":
+        inner = (input + input * input * input * 0.044715) * math.sqrt(2 / math.pi)
+        return input * (1 + inner.tanh()) * 0.5
+    raise RuntimeError(f"approximate argument must be either none or tanh.")
+
+
+@public
+def silu(input, inplace: bool = False):
+    """``x * sigmoid(x)``."""
+    out = input * input.sigmoid()
+    return input.copy_(out) if inplace else out
+
+
+@public
+def softplus(input, beta: float = 1.0, threshold: float = 20.0):
+    """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
+    z = input * beta if beta != 1 else input
+    # log(1 + e^z) = max(z, 0) + log1p(e^-|z|), stable for either sign
+    soft = z.clamp(min=0) + _log1p((-z.abs()).exp())
+    if beta != 1:
+        soft = soft / beta
+    return where(z > threshold, input, soft)
+
+
+@public
+def mish(input, inplace: bool = False):
+    """``x * tanh(softplus(x))``."""
+    out = input * softplus(input).tanh()
+    return input.copy_(out) if inplace else out
+
+
+@public
+def sigmoid(input):
+    """``1 / (1 + exp(-x))``."""
+    return input.sigmoid()
+
+
+@public
+def tanh(input):
+    """Hyperbolic tangent."""
+    return input.tanh()
+
+
+@public
+def logsigmoid(input):
+    """``log(sigmoid(x))``, computed stably."""
+    return -softplus(-input)
+
+
+@public
+def hardsigmoid(input, inplace: bool = False):
+    """``relu6(x + 3) / 6``."""
+    out = (input + 3).clamp(0, 6) / 6
+    return input.copy_(out) if inplace else out
+
+
+@public
+def hardswish(input, inplace: bool = False):
+    """``x * relu6(x + 3) / 6``."""
+    out = input * (input + 3).clamp(0, 6) / 6
+    return input.copy_(out) if inplace else out
+
+
+@public
+def softsign(input):
+    """``x / (1 + |x|)``."""
+    return input / (input.abs() + 1)
+
+
+@public
+def tanhshrink(input):
+    """``x - tanh(x)``."""
+    return input - input.tanh()
+
+
+@public
+def threshold(input, threshold: float, value: float, inplace: bool = False):
+    """``input`` where ``input > threshold``, else ``value``."""
+    out = where(input > threshold, input, value)
+    return input.copy_(out) if inplace else out
+
+
+@public
+def glu(input, dim: int = -1):
+    """``a * sigmoid(b)`` where ``a, b`` are the halves of ``input`` along ``dim``."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size "
+                           f"{input.shape[dim]}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def _softmax_dim(ndim: int) -> int:
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+@public
+def softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim`` (the max is subtracted first for stability)."""
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    # logsumexp is a stable primitive: two ops forward, and its derivative is softmax itself
+    return (input - input.logsumexp(dim, keepdim=True)).exp()
+
+
+@public
+def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """``x - log(sum(exp(x)))`` along ``dim``, computed stably."""
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return input - input.logsumexp(dim, keepdim=True)
+
+
+@public
+def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """``softmax(-input)``."""
+    return softmax(-input, dim, dtype=dtype)
+
+
+# ------------------------------------------------------------------------------ dropout, embedding
+@public
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        mask = input.new_zeros(input.shape)
+    else:
+        with no_grad():
+            mask = empty_like(input).bernoulli_(1 - p).div_(1 - p)
+    return input.mul_(mask) if inplace else input * mask
+
+
+@public
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False):
+    """Rows of ``weight`` picked by the integer ``input``: ``(*) -> (*, embedding_dim)``."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    if input.dtype not in (D.int64, D.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {input._type_string()} instead (while "
+                           "checking arguments for embedding)")
+    if max_norm is not None:
+        with no_grad():
+            rows = weight[input.reshape(-1)]
+            norms = (rows.abs() ** norm_type).sum(-1, keepdim=True) ** (1.0 / norm_type)
+            scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+            weight[input.reshape(-1)] = rows * scale
+    out = weight[input]
+    if padding_idx is not None and weight.requires_grad:
+        # the padding row receives no gradient, as torch's embedding_backward
+        out = where((input == padding_idx).unsqueeze(-1), out.detach(), out)
+    return out
+
+
+@public
+def one_hot(tensor, num_classes: int = -1):
+    """``(*) -> (*, num_classes)`` int64 with a 1 at each index."""
+    if tensor.dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = max(tensor.reshape(-1).tolist()) + 1
+    return (tensor.unsqueeze(-1) == arange(num_classes)).to(D.int64)
+
+
+# ------------------------------------------------------------------------------ normalisation
+@public
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    n = len(normalized_shape)
+    if tuple(input.shape[input.dim() - n:]) != tuple(normalized_shape) or input.dim() < n:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
+                           f"{list(input.shape)}")
+    dims = tuple(range(-n, 0))
+    xc = input - input.mean(dims, keepdim=True)
+    out = xc * ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+@public
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` dims."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    if eps is None:
+        eps = D.finfo(input.dtype).eps
+    dims = tuple(range(-len(normalized_shape), 0))
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out * weight if weight is not None else out
+
+
+@public
+def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along ``dim``."""
+    norm = (input.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
+    res = input / norm.clamp(min=eps).expand_as(input)
+    return out.copy_(res) if out is not None else res
+
+
+@public
+def pad(input, pad, mode: str = "constant", value=None):
+    """Constant padding: ``pad`` lists (left, right) amounts from the last dim backwards."""
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if mode != "constant":
+        raise NotImplementedError(f"pad mode '{mode}' is not implemented yet")
+    shape = list(input.shape)
+    index = []
+    for i in range(len(pad) // 2):
+        d = input.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        shape[d] += lo + hi
+        index.append((d, lo, input.shape[d]))
+    out = input.new_full(tuple(shape), 0 if value is None else value)
+    view = out
+    slices = [slice(None)] * input.dim()
+    for d, lo, size in index:
+        slices[d] = slice(lo, lo + size)
+    view[tuple(slices)] = input
+    return view
+
+
+for _f in (cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy,
+           binary_cross_entropy_with_logits, smooth_l1_loss, huber_loss):
+    _f.__module__ = __name__
+del _f

@@ -1,0 +1,198 @@
+"""Adam (and, with ``decoupled_weight_decay=True``, AdamW): torch's update, step for step.
+
+Example:
+    >>> import ember
+    >>> w = ember.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = ember.optim.Adam([w], lr=0.1)
+    >>> (w * w).sum().backward(); opt.step()
+    >>> w
+    tensor([ 0.9000, -1.9000], requires_grad=True)
+    >>> opt.state[w]["step"]
+    tensor(1.)
+"""
+from __future__ import annotations
+
+from .. import _creation as C
+from .._tensor import Tensor
+from ._inplace import F, addcdiv_, addcmul_, lerp_
+from .optimizer import Optimizer, _get_scalar_dtype, _get_value, _step_tensor, _to_scalar
+from .sgd import _by_dtype
+
+__all__ = ["Adam", "adam"]
+
+
+class Adam(Optimizer):
+    """Adam: moving averages of the gradient and its square, bias-corrected.
+
+    Args:
+        params: parameters or param groups to optimize.
+        lr: learning rate (default 1e-3; a float or 1-element tensor).
+        betas: coefficients of the running averages of the gradient and its square.
+        eps: added to the denominator. weight_decay: L2 penalty (decoupled, i.e. AdamW, when
+            ``decoupled_weight_decay``). amsgrad: keep the maximum of the squared averages.
+        maximize: ascend the objective. foreach: use the multi-tensor ``_foreach_*`` path.
+        capturable, differentiable, fused: accepted as in torch (``fused`` runs the single-tensor path).
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False,
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False) -> None:
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
+            raise ValueError("betas must be either both floats or both Tensors")
+        for i, b in enumerate(betas):
+            if isinstance(b, Tensor):
+                if not capturable and foreach:
+                    raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False and "
+                                     f"foreach=True")
+                if b.numel() != 1:
+                    raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        betas = tuple(map(_to_scalar, betas))
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            self._step_supports_amp_scaling = True
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("fused", None)
+            for p in group["params"]:
+                st = self.state.get(p, [])
+                if len(st) != 0 and not isinstance(st["step"], Tensor):
+                    st["step"] = C.tensor(float(st["step"]), dtype=_get_scalar_dtype())
+
+    def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
+        state["step"] = _step_tensor()
+        state["exp_avg"] = C.zeros_like(p)
+        state["exp_avg_sq"] = C.zeros_like(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = C.zeros_like(p)
+
+    def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
+        beta1, beta2 = (_get_value(b) for b in group["betas"])
+        lr, wd, eps = _to_scalar(group["lr"]), group["weight_decay"], group["eps"]
+        if group["maximize"]:
+            grad = -grad
+        exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+        step_t.add_(1)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        if p.is_complex():
+            # the moments of a complex parameter are those of its (real, imag) pairs, as in torch
+            grad, exp_avg, exp_avg_sq, p = (t.view_as_real() for t in (grad, exp_avg, exp_avg_sq, p))
+        lerp_(exp_avg, grad, 1 - beta1)
+        addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+        step = _get_value(step_t)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+        step_size = _get_value(lr / bias_correction1)
+        if group["amsgrad"]:
+            mx = state["max_exp_avg_sq"]
+            if mx.is_complex():
+                mx = mx.view_as_real()
+            mx.copy_(mx.maximum(exp_avg_sq))
+            denom = (mx.sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        addcdiv_(p, exp_avg, denom, -step_size)
+
+    def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
+        beta1, beta2 = group["betas"]
+        lr, wd, eps = _to_scalar(group["lr"]), group["weight_decay"], group["eps"]
+        if isinstance(lr, Tensor):
+            raise RuntimeError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        for idx in _by_dtype(params):
+            ps, gs = [params[i] for i in idx], [grads[i] for i in idx]
+            sts = [states[i] for i in idx]
+            real = _as_real if ps[0].is_complex() else _same
+            ps, gs = [real(t) for t in ps], [real(t) for t in gs]
+            avgs = [real(st["exp_avg"]) for st in sts]
+            sqs = [real(st["exp_avg_sq"]) for st in sts]
+            steps = [st["step"] for st in sts]
+            if group["maximize"]:
+                gs = F._foreach_neg(gs)
+            F._foreach_add_(steps, 1)
+            if wd != 0:
+                if group["decoupled_weight_decay"]:
+                    F._foreach_mul_(ps, 1 - lr * wd)
+                elif group["maximize"]:
+                    F._foreach_add_(gs, ps, alpha=wd)
+                else:
+                    gs = F._foreach_add(gs, ps, alpha=wd)
+            F._foreach_lerp_(avgs, gs, 1 - beta1)
+            F._foreach_mul_(sqs, beta2)
+            F._foreach_addcmul_(sqs, gs, gs, 1 - beta2)
+            step_size = [(lr / (1 - beta1 ** _get_value(s))) * -1 for s in steps]
+            bc2_sqrt = [(1 - beta2 ** _get_value(s)) ** 0.5 for s in steps]
+            if group["amsgrad"]:
+                mxs = [real(st["max_exp_avg_sq"]) for st in sts]
+                F._foreach_maximum_(mxs, sqs)
+                denom = F._foreach_sqrt(mxs)
+            else:
+                denom = F._foreach_sqrt(sqs)
+            F._foreach_div_(denom, bc2_sqrt)
+            F._foreach_add_(denom, eps)
+            F._foreach_addcdiv_(ps, avgs, denom, step_size)
+
+
+def _as_real(t: Tensor) -> Tensor:
+    return t.view_as_real()
+
+
+def _same(t: Tensor) -> Tensor:
+    return t
+
+
+def adam(params: list, grads: list, exp_avgs: list, exp_avg_sqs: list, max_exp_avg_sqs: list,
+         state_steps: list, foreach: bool | None = None, capturable: bool = False,
+         differentiable: bool = False, fused: bool | None = None, grad_scale=None, found_inf=None,
+         has_complex: bool = False, decoupled_weight_decay: bool = False, *, amsgrad: bool,
+         beta1: float, beta2: float, lr: float, weight_decay: float, eps: float,
+         maximize: bool) -> None:
+    """Functional Adam: update ``params`` and the given state tensors in place."""
+    group = {"betas": (beta1, beta2), "lr": lr, "weight_decay": weight_decay, "eps": eps,
+             "amsgrad": amsgrad, "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay}
+    states = []
+    for i in range(len(params)):
+        st = {"step": state_steps[i], "exp_avg": exp_avgs[i], "exp_avg_sq": exp_avg_sqs[i]}
+        if amsgrad:
+            st["max_exp_avg_sq"] = max_exp_avg_sqs[i]
+        states.append(st)
+    opt = Adam.__new__(Adam)
+    if foreach:
+        opt._update_foreach(params, grads, states, group)
+    else:
+        for p, g, st in zip(params, grads, states):
+            opt._update(p, g, st, group)

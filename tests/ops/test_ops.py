@@ -1,0 +1,477 @@
+"""Generic checks driven by the op database (``tests/ops/opdb``): one pytest item per (op, check).
+
+Each check loops over the entry's dtypes and samples and compares ember with torch (the oracle):
+forward values and dtypes, gradients, float64 finite differences, meta shapes, in-place and ``out=``
+variants, views sharing memory (and non-views never aliasing their inputs), and errors.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from tests.ops.opdb import OPS
+from tests.ops.opdb._core import NonContig
+
+LIBS = (ember, torch)
+LOW_TOL = {"float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1.6e-2)}  # (atol, rtol) floors
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+# ----------------------------------------------------------------------------- sample conversion
+def _lib_dtype(lib, name):
+    return getattr(lib, name)
+
+
+def _noncontig_np(a: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """A buffer holding ``a`` transposed, every other element: returns (buffer, axes to undo)."""
+    axes = tuple(reversed(range(a.ndim)))
+    buf = np.zeros(a.transpose(axes).shape + (2,), a.dtype)
+    buf[..., 0] = a.transpose(axes)
+    return buf, axes
+
+
+def to_lib(x, lib, dtype_name):
+    """A sample argument as ``lib``'s value: arrays -> fresh tensors (bfloat16 from float32)."""
+    bf16 = dtype_name == "bfloat16"
+    if isinstance(x, NonContig):
+        a = x.array
+        buf, axes = _noncontig_np(a)
+        cast = bf16 and a.dtype == np.float32
+        if lib is torch:
+            t = torch.tensor(buf)
+            if cast:
+                t = t.to(torch.bfloat16)
+            return t[..., 0].permute(*axes)
+        if cast:
+            buf = buf.astype(ember.bfloat16.np)
+        view = buf[..., 0].transpose(axes)
+        return ember.from_numpy(view)
+    if isinstance(x, np.ndarray):
+        t = lib.tensor(x)
+        if bf16 and x.dtype == np.float32:
+            t = t.to(lib.bfloat16)
+        return t
+    if isinstance(x, list):
+        return [to_lib(v, lib, dtype_name) for v in x]
+    if isinstance(x, tuple):
+        return tuple(to_lib(v, lib, dtype_name) for v in x)
+    return x
+
+
+def convert(sample, lib, dtype_name):
+    args = tuple(to_lib(a, lib, dtype_name) for a in sample.args)
+    kwargs = {k: to_lib(v, lib, dtype_name) for k, v in sample.kwargs.items()}
+    return args, kwargs
+
+
+def _is_tensor(x):
+    return isinstance(x, (ember.Tensor, torch.Tensor))
+
+
+def flat_tensors(x):
+    """Tensors in a result or argument list, in order (nested lists/tuples flattened)."""
+    if _is_tensor(x):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in flat_tensors(v)]
+    return []
+
+
+def as_np(t) -> np.ndarray:
+    """Values of an ember or torch tensor as NumPy (bfloat16 widened to float32)."""
+    if isinstance(t, torch.Tensor):
+        if t._is_zerotensor():
+            t = torch.zeros(t.shape, dtype=t.dtype)
+        t = t.detach().resolve_conj().resolve_neg()
+        if t.dtype == torch.bfloat16:
+            t = t.float()
+        return t.numpy()
+    a = t.detach().numpy()
+    return a.astype(np.float32) if t.dtype == ember.bfloat16 else a
+
+
+def dtype_name(t) -> str:
+    return str(t.dtype).split(".")[-1]
+
+
+def tolerances(op, dtype):
+    atol, rtol = op.atol, op.rtol
+    if dtype in LOW_TOL:
+        atol, rtol = max(atol, LOW_TOL[dtype][0]), max(rtol, LOW_TOL[dtype][1])
+    return atol, rtol
+
+
+def assert_same(e, t, atol, rtol, what=""):
+    """ember result ``e`` equals torch result ``t``: structure, shape, dtype and values."""
+    if _is_tensor(t):
+        assert isinstance(e, ember.Tensor), f"{what}: expected a Tensor, got {type(e).__name__}"
+        assert tuple(e.shape) == tuple(t.shape), f"{what}: shape {tuple(e.shape)} != {tuple(t.shape)}"
+        assert dtype_name(e) == dtype_name(t), f"{what}: dtype {dtype_name(e)} != {dtype_name(t)}"
+        ea, ta = as_np(e), as_np(t)
+        if ta.dtype.kind in "fc":
+            np.testing.assert_allclose(ea, ta, atol=atol, rtol=rtol, equal_nan=True, err_msg=what)
+        else:
+            np.testing.assert_array_equal(ea, ta, err_msg=what)
+    elif isinstance(t, (list, tuple)):
+        assert isinstance(e, (list, tuple)) and len(e) == len(t), f"{what}: {e!r} vs {t!r}"
+        for i, (a, b) in enumerate(zip(e, t)):
+            assert_same(a, b, atol, rtol, f"{what}[{i}]")
+    else:
+        if isinstance(t, float) and np.isnan(t):
+            assert isinstance(e, float) and np.isnan(e), f"{what}: {e!r} vs {t!r}"
+        else:
+            assert e == pytest.approx(t, abs=atol, rel=rtol), f"{what}: {e!r} vs {t!r}"
+
+
+def run_both(fn, sample, dtype):
+    """Run ``fn`` on ember and torch; returns (ember_result, torch_result, ember_args, torch_args).
+
+    When torch raises, ember must raise the same exception class; returns None then.
+    """
+    eargs, ekw = convert(sample, ember, dtype)
+    targs, tkw = convert(sample, torch, dtype)
+    try:
+        tres = fn(torch, *targs, **tkw)
+    except Exception as terr:  # noqa: BLE001 - any torch error must be mirrored
+        with pytest.raises(type(terr)):
+            fn(ember, *eargs, **ekw)
+        return None
+    eres = fn(ember, *eargs, **ekw)
+    return eres, tres, eargs, targs
+
+
+def _label(op, dtype, i, sample):
+    return f"{op.name} dtype={dtype} sample {i}{' ' + sample.name if sample.name else ''}"
+
+
+# ----------------------------------------------------------------------------- checks
+def check_forward(op):
+    for dtype in op.dtypes:
+        atol, rtol = tolerances(op, dtype)
+        for i, s in enumerate(op.samples(dtype)):
+            got = run_both(op.fn, s, dtype)
+            if got is not None:
+                assert_same(got[0], got[1], atol, rtol, _label(op, dtype, i, s))
+
+
+def _cotangent(t, rng):
+    return rng.standard_normal(tuple(t.shape))
+
+
+def _grad_leaves(args, lib):
+    """Float tensor args turned into leaves requiring grad (same strides), in a new arg tuple."""
+    leaves = []
+
+    def leafify(x):
+        if _is_tensor(x):
+            if x.is_floating_point() or x.is_complex():
+                y = x.detach().requires_grad_(True)
+                leaves.append(y)
+                return y
+            return x
+        if isinstance(x, (list, tuple)):
+            return type(x)(leafify(v) for v in x)
+        return x
+    return tuple(leafify(a) for a in args), leaves
+
+
+def _diff_outputs(res):
+    return [o for o in flat_tensors(res) if o.requires_grad]
+
+
+def check_backward(op):
+    rng_seed = 0
+    for dtype in op.dtypes:
+        if dtype not in ("float32", "float64"):
+            continue
+        for i, s in enumerate(op.samples(dtype)):
+            label = _label(op, dtype, i, s)
+            eargs, ekw = convert(s, ember, dtype)
+            targs, tkw = convert(s, torch, dtype)
+            targs, tleaves = _grad_leaves(targs, torch)
+            try:
+                tres = op.fn(torch, *targs, **tkw)
+            except Exception:  # noqa: BLE001 - errors are the forward check's business
+                continue
+            eargs, eleaves = _grad_leaves(eargs, ember)
+            eres = op.fn(ember, *eargs, **ekw)
+            touts, eouts = _diff_outputs(tres), _diff_outputs(eres)
+            assert len(eouts) == len(touts), f"{label}: {len(eouts)} outputs require grad, torch {len(touts)}"
+            if not touts or not tleaves:
+                continue
+            rng = np.random.default_rng(rng_seed)
+            cots = [_cotangent(t, rng) for t in touts]
+            tgrads = torch.autograd.grad(touts, tleaves, [torch.tensor(c, dtype=t.dtype) for c, t in
+                                                          zip(cots, touts)], allow_unused=True)
+            egrads = ember.autograd.grad(eouts, eleaves, [ember.tensor(c, dtype=t.dtype) for c, t in
+                                                          zip(cots, eouts)], allow_unused=True)
+            for k, (eg, tg, leaf) in enumerate(zip(egrads, tgrads, tleaves)):
+                if tg is None:
+                    tg = torch.zeros_like(leaf)
+                if eg is None:
+                    eg = ember.zeros(tuple(leaf.shape), dtype=getattr(ember, dtype_name(leaf)))
+                atol, rtol = op.grad_atol, op.grad_rtol
+                if dtype_name(leaf) in LOW_TOL:
+                    atol, rtol = max(atol, LOW_TOL[dtype_name(leaf)][0]), max(rtol, LOW_TOL[dtype_name(leaf)][1])
+                assert_same(eg, tg, atol, rtol, f"{label} grad of input {k}")
+
+
+def _ember_gradcheck():
+    try:
+        from ember.autograd.gradcheck import gradcheck
+    except ImportError:
+        return None
+    return gradcheck
+
+
+def _numeric_gradcheck(fn, sample, label, eps=1e-6, atol=1e-5, rtol=1e-3):
+    """Central differences of sum(out * cotangent) against ember's analytical gradient (float64)."""
+    rng = np.random.default_rng(1)
+    arrays = [np.array(a.array if isinstance(a, NonContig) else a, dtype=np.float64)
+              if isinstance(a, (np.ndarray, NonContig)) and np.asarray(
+                  a.array if isinstance(a, NonContig) else a).dtype.kind == "f" else a
+              for a in sample.args]
+
+    def build(arrs, grad):
+        out = []
+        for a in arrs:
+            if isinstance(a, np.ndarray) and a.dtype == np.float64:
+                out.append(ember.tensor(a, requires_grad=grad))
+            else:
+                out.append(to_lib(a, ember, "float64"))
+        return out
+
+    args = build(arrays, True)
+    kw = {k: to_lib(v, ember, "float64") for k, v in sample.kwargs.items()}
+    outs = _diff_outputs(fn(ember, *args, **kw))
+    leaves = [a for a in args if isinstance(a, ember.Tensor) and a.requires_grad]
+    if not outs or not leaves:
+        return
+    cots = [rng.standard_normal(tuple(o.shape)) for o in outs]
+    analytic = ember.autograd.grad(outs, leaves, [ember.tensor(c) for c in cots], allow_unused=True)
+
+    def value(arrs):
+        with ember.no_grad():
+            res = fn(ember, *build(arrs, False), **kw)
+        return sum(float((as_np(o).astype(np.float64) * c).sum())
+                   for o, c in zip([o for o in flat_tensors(res) if o.is_floating_point()], cots))
+
+    leaf_pos = [i for i, a in enumerate(arrays) if isinstance(a, np.ndarray) and a.dtype == np.float64]
+    for k, pos in enumerate(leaf_pos):
+        base = arrays[pos]
+        num = np.zeros_like(base)
+        for idx in np.ndindex(base.shape):
+            plus = [a.copy() if j == pos else a for j, a in enumerate(arrays)]
+            minus = [a.copy() if j == pos else a for j, a in enumerate(arrays)]
+            plus[pos][idx] += eps
+            minus[pos][idx] -= eps
+            num[idx] = (value(plus) - value(minus)) / (2 * eps)
+        g = analytic[k]
+        got = np.zeros_like(base) if g is None else as_np(g)
+        np.testing.assert_allclose(got, num, atol=atol, rtol=rtol, err_msg=f"{label} input {k}")
+
+
+def _small_samples(op, dtype, n=3):
+    samples = list(op.samples(dtype))
+
+    def size(s):
+        return sum(np.asarray(a.array if isinstance(a, NonContig) else a).size
+                   for a in s.args if isinstance(a, (np.ndarray, NonContig)))
+    def nonempty(s):
+        return all(np.asarray(a.array if isinstance(a, NonContig) else a).size
+                   for a in s.args if isinstance(a, (np.ndarray, NonContig)))
+    picked = [s for s in sorted(samples, key=size) if nonempty(s) and 0 < size(s) <= 64]
+    return picked[:n]
+
+
+def _clone_outputs(res):
+    # outputs that are views of the inputs would follow the finite-difference perturbation
+    if isinstance(res, ember.Tensor):
+        return res.clone()
+    if isinstance(res, (list, tuple)):
+        return tuple(_clone_outputs(r) for r in res)
+    return res
+
+
+def check_gradcheck(op):
+    gc = _ember_gradcheck()
+    for i, s in enumerate(_small_samples(op, "float64")):
+        label = _label(op, "float64", i, s)
+        try:
+            targs, tkw = convert(s, torch, "float64")
+            op.fn(torch, *targs, **tkw)
+        except Exception:  # noqa: BLE001 - an error sample has no gradient
+            continue
+        if gc is not None:
+            args, kw = convert(s, ember, "float64")
+            args, leaves = _grad_leaves(args, ember)
+            if not leaves:
+                continue
+
+            def f(*xs):
+                it = iter(xs)
+                rebuilt = tuple(next(it) if (_is_tensor(a) and a.requires_grad) else a for a in args)
+                return _clone_outputs(op.fn(ember, *rebuilt, **kw))
+            assert gc(f, tuple(leaves), eps=1e-6, atol=1e-5, rtol=1e-3), label
+        else:
+            _numeric_gradcheck(op.fn, s, label)
+
+
+def _to_meta(x):
+    if isinstance(x, ember.Tensor):
+        return ember.empty(tuple(x.shape), dtype=x.dtype, device="meta")
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_meta(v) for v in x)
+    return x
+
+
+def check_meta(op):
+    for dtype in op.dtypes:
+        for i, s in enumerate(op.samples(dtype)):
+            label = _label(op, dtype, i, s)
+            args, kw = convert(s, ember, dtype)
+            try:
+                real = op.fn(ember, *args, **kw)
+            except Exception:  # noqa: BLE001 - errors are the forward check's business
+                continue
+            meta = op.fn(ember, *_to_meta(args), **{k: _to_meta(v) for k, v in kw.items()})
+            rt, mt = flat_tensors(real), flat_tensors(meta)
+            assert len(rt) == len(mt), label
+            for r, m in zip(rt, mt):
+                assert m.device.type == "meta", label
+                assert tuple(m.shape) == tuple(r.shape), f"{label}: meta shape {tuple(m.shape)} != {tuple(r.shape)}"
+                assert m.dtype == r.dtype, f"{label}: meta dtype {m.dtype} != {r.dtype}"
+
+
+def check_inplace(op):
+    for dtype in op.dtypes:
+        atol, rtol = tolerances(op, dtype)
+        for i, s in enumerate(op.samples(dtype)):
+            label = _label(op, dtype, i, s)
+            eargs, ekw = convert(s, ember, dtype)
+            targs, tkw = convert(s, torch, dtype)
+            try:
+                tres = op.inplace(torch, *targs, **tkw)
+            except Exception as terr:  # noqa: BLE001
+                with pytest.raises(type(terr)):
+                    op.inplace(ember, *eargs, **ekw)
+                continue
+            v0 = eargs[0]._version_value
+            eres = op.inplace(ember, *eargs, **ekw)
+            assert eres is eargs[0], f"{label}: in-place result is not args[0]"
+            assert eargs[0]._version_value > v0, f"{label}: _version not bumped"
+            assert_same(eres, tres, atol, rtol, label)
+
+
+def check_out(op):
+    for dtype in op.dtypes:
+        atol, rtol = tolerances(op, dtype)
+        for i, s in enumerate(op.samples(dtype)):
+            label = _label(op, dtype, i, s)
+            got = run_both(op.fn, s, dtype)
+            if got is None:
+                continue
+            eref, tref = got[0], got[1]
+            if not _is_tensor(tref):
+                continue
+            eargs, ekw = convert(s, ember, dtype)
+            targs, tkw = convert(s, torch, dtype)
+            tout = torch.empty(tref.shape, dtype=tref.dtype)
+            eout = ember.empty(tuple(eref.shape), dtype=eref.dtype)
+            op.out(torch, *targs, out=tout, **tkw)
+            v0 = eout._version_value
+            res = op.out(ember, *eargs, out=eout, **ekw)
+            assert res is eout, f"{label}: out= did not return out"
+            assert eout._version_value > v0, f"{label}: out= did not bump _version"
+            assert_same(eout, tout, atol, rtol, label)
+
+
+def _np_of(t):
+    return t.detach().numpy() if t.device.type != "meta" else None
+
+
+def check_view(op):
+    for dtype in op.dtypes:
+        for i, s in enumerate(op.samples(dtype)):
+            label = _label(op, dtype, i, s)
+            args, kw = convert(s, ember, dtype)
+            try:
+                res = op.fn(ember, *args, **kw)
+            except Exception:  # noqa: BLE001 - errors are the forward check's business
+                continue
+            src = args[0]
+            for r in flat_tensors(res):
+                if r.numel() == 0:
+                    continue
+                assert np.shares_memory(_np_of(r), _np_of(src)), f"{label}: result is not a view"
+                assert r._base is (src._base if src._base is not None else src), f"{label}: _base"
+                if 0 in r.stride():
+                    continue  # an expanded view: elements overlap, so writes are ill-defined
+                # a write through the view shows in the input
+                before = as_np(src).copy()
+                flat_idx = tuple(0 for _ in r.shape)
+                a = r.detach().numpy()
+                a[flat_idx] = 1 - a[flat_idx] if a.dtype != np.bool_ else not a[flat_idx]
+                assert not np.array_equal(as_np(src), before, equal_nan=True), \
+                    f"{label}: writing into the view did not change the input"
+
+
+def check_noalias(op):
+    for dtype in op.dtypes:
+        for i, s in enumerate(op.samples(dtype)):
+            label = _label(op, dtype, i, s)
+            args, kw = convert(s, ember, dtype)
+            try:
+                res = op.fn(ember, *args, **kw)
+            except Exception:  # noqa: BLE001
+                continue
+            ins = [_np_of(t) for t in flat_tensors(args) + flat_tensors(list(kw.values()))]
+            for k, r in enumerate(flat_tensors(res)):
+                if r.numel() == 0:
+                    continue
+                ra = _np_of(r)
+                for x in ins:
+                    assert not np.shares_memory(ra, x), f"{label}: output {k} aliases an input"
+
+
+def check_errors(op):
+    for dtype in op.dtypes:
+        for i, s in enumerate(op.error_samples(dtype)):
+            label = _label(op, dtype, i, s)
+            eargs, ekw = convert(s, ember, dtype)
+            targs, tkw = convert(s, torch, dtype)
+            with pytest.raises(Exception) as terr:
+                op.fn(torch, *targs, **tkw)
+            with pytest.raises(terr.type) as eerr:
+                op.fn(ember, *eargs, **ekw)
+            tmsg, emsg = str(terr.value).strip(), str(eerr.value).strip()
+            assert emsg == tmsg, f"{label}: message\n  ember: {emsg}\n  torch: {tmsg}"
+
+
+CHECKS = {
+    "forward": (check_forward, lambda op: True),
+    "backward": (check_backward, lambda op: op.grad and any(d in ("float32", "float64") for d in op.dtypes)),
+    "gradcheck": (check_gradcheck, lambda op: op.grad and op.gradcheck and
+                  any(d in ("float32", "float64") for d in op.dtypes)),
+    "meta": (check_meta, lambda op: op.meta),
+    "inplace": (check_inplace, lambda op: op.inplace is not None),
+    "out": (check_out, lambda op: op.out is not None),
+    "view": (check_view, lambda op: op.view),
+    "noalias": (check_noalias, lambda op: not op.view),
+    "errors": (check_errors, lambda op: getattr(op, "error_samples", None) is not None),
+}
+
+CASES = [pytest.param(op, check, id=f"{op.name}-{check}") for op in OPS for check, (_, applies) in
+         CHECKS.items() if applies(op) and check not in op.skip_checks]
+
+
+@pytest.mark.parametrize("op,check", CASES)
+def test_op(op, check):
+    CHECKS[check][0](op)
+
+
+def test_names_unique():
+    names = [op.name for op in OPS]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)

@@ -1,0 +1,195 @@
+"""``tensor[index]`` / ``tensor[index] = value`` beyond the op database: views vs copies, autograd
+through writes into views, gradient accumulation for duplicate indices, meta behaviour, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+
+def pair(a, requires_grad=False):
+    return (ember.tensor(a, requires_grad=requires_grad), torch.tensor(a, requires_grad=requires_grad))
+
+
+def same(e, t):
+    assert tuple(e.shape) == tuple(t.shape)
+    assert str(e.dtype) == str(t.dtype)
+    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("index", [1, (slice(None), 2), (slice(1, None, 2),), (Ellipsis, None, 0), ()])
+def test_basic_index_is_view(index):
+    x = ember.arange(12.).view(3, 4)
+    y = x[index]
+    assert y._base is x._base
+    assert np.shares_memory(y.numpy(), x.numpy())
+    assert y is not x
+
+
+@pytest.mark.parametrize("index", [[0, 2], (slice(None), [1, 1]), (ember.tensor([True, False, True]),)])
+def test_advanced_index_copies(index):
+    x = ember.arange(12.).view(3, 4)
+    y = x[index]
+    assert y._base is None
+    assert not np.shares_memory(y.numpy(), x.numpy())
+
+
+def test_duplicate_indices_accumulate_grad():
+    (e, t) = pair(np.arange(4.), True)
+    for lib, x in ((ember, e), (torch, t)):
+        (x[[0, 0, 3, 0]] * lib.tensor([1., 2., 3., 4.], dtype=x.dtype)).sum().backward()
+    same(e.grad, t.grad)
+
+
+def test_mask_and_list_grad():
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    e, t = pair(a, True)
+    outs = [x[x > 0].sum() + x[:, [3, 0, 3]].pow(2).sum() + x[[0, 2], 1:].sum() for x in (e, t)]
+    for o in outs:
+        o.backward()
+    same(e.grad, t.grad)
+
+
+def test_setitem_on_view_rewrites_history():
+    a = np.random.default_rng(1).standard_normal((3, 4))
+    e, t = pair(a, True)
+    res = []
+    for lib, x in ((ember, e), (torch, t)):
+        y = x * 2
+        v = lib.tensor([1., 2., 3.], dtype=x.dtype, requires_grad=True)
+        y[:, 1] = v * 3          # basic: copy_ into a view
+        y[[0, 2], 2] = v[:2]     # advanced: index_put_ into a view
+        y[y > 3] = 0.            # mask with a scalar
+        (y * y).sum().backward()
+        res.append((y, v))
+    same(res[0][0], res[1][0])
+    same(e.grad, t.grad)
+    same(res[0][1].grad, res[1][1].grad)
+
+
+def test_setitem_bumps_version_and_writes_base():
+    x = ember.zeros(3, 4)
+    base_view = x[1]
+    v0 = x._version_value
+    x[1, [0, 2]] = 5.
+    assert x._version_value > v0
+    assert base_view.tolist() == [5., 0., 5., 0.]
+    x[..., -1] = ember.tensor([1., 2., 3.])
+    assert x[:, 3].tolist() == [1., 2., 3.]
+
+
+def test_setitem_leaf_errors():
+    for lib in (ember, torch):
+        x = lib.zeros(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+            x[0] = 1.
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+            x[[0]] = 1.
+
+
+def test_index_double_backward():
+    x = ember.tensor([1., 2., 3.], dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradgradcheck(lambda t: t[[0, 2, 0]] ** 2, (x,))
+    assert ember.autograd.gradgradcheck(lambda t: t.gather(0, ember.tensor([2, 2])) ** 2, (x,))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x, m: x.nonzero(),
+    lambda lib, x, m: x[m],
+    lambda lib, x, m: x.masked_select(m),
+    lambda lib, x, m: lib.argwhere(x),
+])
+def test_data_dependent_ops_refuse_meta(fn):
+    for lib in (ember, torch):
+        x = lib.ones(3, 4, device="meta")
+        m = lib.ones(3, 4, dtype=lib.bool, device="meta")
+        with pytest.raises(NotImplementedError):
+            fn(lib, x, m)
+
+
+def test_meta_shapes_of_shape_dependent_indexing():
+    x = ember.ones(3, 4, 5, device="meta")
+    i = ember.zeros(2, 6, dtype=ember.long, device="meta")
+    assert x[:, i].shape == (3, 2, 6, 5)
+    assert x[i, :, i].shape == (2, 6, 4)
+    assert x[1:, None, i].shape == (2, 1, 2, 6, 5)
+    y = x.clone()
+    y[:, i] = 1.
+    assert y.shape == (3, 4, 5)
+
+
+@pytest.mark.parametrize("index", [5, (0, 7), ([0, 7],), ([-5],), (0, 0, 0), (1.5,),
+                                   (ember.tensor([1.]),), ([[0, 1], [0, 1, 2]],)])
+def test_index_errors_match_torch(index):
+    def conv(lib, i):
+        return tuple(lib.tensor(v.tolist()) if isinstance(v, ember.Tensor) else v for v in i) \
+            if isinstance(i, tuple) else i
+    with pytest.raises(Exception) as terr:
+        torch.zeros(3, 4)[conv(torch, index)]
+    with pytest.raises(terr.type) as eerr:
+        ember.zeros(3, 4)[index]
+    assert str(eerr.value) == str(terr.value)
+
+
+def test_setitem_value_shape_error():
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="shape mismatch: value tensor of shape"):
+            lib.zeros(3, 4)[lib.tensor([0, 1])] = lib.ones(3)
+        with pytest.raises(RuntimeError, match="The expanded size of the tensor"):
+            lib.zeros(3, 4)[:] = lib.ones(2, 4)
+
+
+def test_zero_dim_bool_and_int_tensor_indices():
+    e, t = pair(np.arange(6.).reshape(2, 3))
+    for idx in (True, False, (1, True), (ember.tensor(1), torch.tensor(1))):
+        ie, it = (idx if not isinstance(idx, tuple) or not isinstance(idx[0], ember.Tensor)
+                  else (idx[0], idx[1]), idx if not isinstance(idx, tuple) or
+                  not isinstance(idx[0], ember.Tensor) else idx[1])
+        same(e[ie], t[it])
+    assert e[ember.tensor(1)]._base is not None  # a 0-dim integer tensor selects (a view)
+
+
+def test_cat_promotion_and_skipped_empty():
+    e = ember.cat([ember.zeros(0, dtype=ember.float64), ember.ones(2, 3, dtype=ember.int32)])
+    t = torch.cat([torch.zeros(0, dtype=torch.float64), torch.ones(2, 3, dtype=torch.int32)])
+    same(e, t)
+    x = ember.ones(2, 3, requires_grad=True)
+    ember.cat([ember.zeros(0), x, x], 1).sum().backward()
+    assert x.grad.tolist() == [[2.] * 3] * 2
+
+
+def test_flip_is_a_positive_stride_copy():
+    x = ember.arange(6.).view(2, 3)
+    y = x.flip(1)
+    assert all(s > 0 for s in y.stride()) and y._base is None
+    assert y.tolist() == [[2., 1., 0.], [5., 4., 3.]]
+
+
+def test_inplace_variants_share_self():
+    x = ember.zeros(3, 4)
+    idx = ember.tensor([[0, 1, 2, 0]])
+    for call in (lambda: x.scatter_(0, idx, 1.), lambda: x.scatter_add_(0, idx, ember.ones(1, 4)),
+                 lambda: x.masked_fill_(x > 1, -1.), lambda: x.index_fill_(1, ember.tensor([0]), 3.),
+                 lambda: x.index_add_(0, ember.tensor([1]), ember.ones(1, 4)),
+                 lambda: x.tril_(), lambda: x.index_put_((ember.tensor([2]),), ember.tensor(9.))):
+        v = x._version_value
+        assert call() is x
+        assert x._version_value > v
+    t = torch.zeros(3, 4)
+    ti = torch.tensor([[0, 1, 2, 0]])
+    t.scatter_(0, ti, 1.).scatter_add_(0, ti, torch.ones(1, 4)).masked_fill_(t > 1, -1.)
+    t.index_fill_(1, torch.tensor([0]), 3.).index_add_(0, torch.tensor([1]), torch.ones(1, 4)).tril_()
+    t.index_put_((torch.tensor([2]),), torch.tensor(9.))
+    same(x, t)
+
+
+def test_masked_fill_tensor_value_grad():
+    a = np.random.default_rng(2).standard_normal(4)
+    e, t = pair(a, True)
+    ve, vt = pair(np.array(2.0), True)
+    for x, v in ((e, ve), (t, vt)):
+        (x.masked_fill(x > 0, v) * 3).sum().backward()
+    same(e.grad, t.grad)
+    same(ve.grad, vt.grad)
