@@ -17,7 +17,7 @@ from ._dispatch import dispatch, wrap, wrap_meta
 from ._storage import VersionCounter
 from ._tensor_base import TensorBase
 from ._tensor_methods._args import as_device, as_dtype, size_args
-from .autograd.grad_mode import STATE
+from .autograd.grad_mode import no_grad
 from .ops import creation as C
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "empty_strided",
@@ -38,30 +38,83 @@ def _finish(t, requires_grad):
     return t
 
 
+def _leaf_dtype(x):
+    t = type(x)
+    if t is float:
+        return D.get_default_dtype()
+    if t is int:
+        return D.int64
+    if t is bool:
+        return D.bool
+    if t is complex:
+        return D.default_complex()
+    if isinstance(x, TensorBase):
+        return x.dtype
+    if isinstance(x, (np.ndarray, np.generic)):
+        return D.from_numpy_dtype(x.dtype)
+    for py, d in ((bool, D.bool), (int, D.int64), (float, None), (complex, None)):
+        if isinstance(x, py):  # subclasses of Python scalars
+            return d or _leaf_dtype(py(x))
+    raise TypeError(f"Could not infer dtype of {t.__name__}")
+
+
+_PY_SCALARS = {float, int, bool, complex}
+
+
 def _infer_dtype(data):
-    """torch's dtype inference for nested Python data: bool < int64 < default float < complex."""
-    kind = 0
+    """torch's inference for nested data: promote_types over every element's own dtype (Python bool,
+    int, float, complex -> bool, int64, default float, default complex; NumPy scalars, arrays and
+    tensors keep theirs); an empty sequence gives the default dtype."""
+    if not isinstance(data, (list, tuple)):
+        return _leaf_dtype(data)
+    out = None
     stack = [data]
-    tensor_dtype = None
     while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, TensorBase):
-            tensor_dtype = x.dtype if tensor_dtype is None else D.promote_types(tensor_dtype, x.dtype)
-        elif isinstance(x, (bool, np.bool_)):
-            kind = max(kind, 0)
-        elif isinstance(x, (int, np.integer)):
-            kind = max(kind, 1)
-        elif isinstance(x, (float, np.floating)):
-            kind = max(kind, 2)
-        elif isinstance(x, (complex, np.complexfloating)):
-            kind = max(kind, 3)
+        seq = stack.pop()
+        types = set(map(type, seq))
+        if types <= _PY_SCALARS:  # the common case: one level of Python numbers
+            leaves = [next(x for x in seq if type(x) is t) for t in types]
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-    if tensor_dtype is not None:
-        return tensor_dtype
-    return (D.bool, D.int64, D.get_default_dtype(), D.default_complex())[kind]
+            leaves = []
+            for x in seq:
+                if isinstance(x, (list, tuple)):
+                    stack.append(x)
+                else:
+                    leaves.append(x)
+        for x in leaves:
+            d = _leaf_dtype(x)
+            out = d if out is None else D.promote_types(out, d)
+    return D.get_default_dtype() if out is None else out
+
+
+def _ragged_error(data, dtype):
+    """torch's error for nested sequences that do not form a rectangle."""
+    shape = []
+    x = data
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+
+    def walk(x, d):
+        if d == len(shape):
+            if isinstance(x, (list, tuple)):
+                if dtype.category < 2:
+                    return TypeError(f"'{type(x).__name__}' object cannot be interpreted as an "
+                                     f"integer")
+                return TypeError(f"must be real number, not {type(x).__name__}")
+            return None
+        if not isinstance(x, (list, tuple)):
+            return TypeError("not a sequence")
+        if len(x) != shape[d]:
+            return ValueError(f"expected sequence of length {shape[d]} at dim {d} (got {len(x)})")
+        for y in x:
+            err = walk(y, d + 1)
+            if err is not None:
+                return err
+        return None
+    return walk(data, 0)
 
 
 def _to_array(data, dtype):
@@ -74,17 +127,12 @@ def _to_array(data, dtype):
         arr = np.array(data, dtype=npdt)
     except OverflowError:
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow") from None
-    except (ValueError, TypeError) as e:
-        if "sequence" in str(e) or "inhomogeneous" in str(e):
-            raise ValueError(f"expected sequence of length {len(data[0]) if data and hasattr(data[0], '__len__') else 0} "
-                             f"at dim 1 (got {_first_bad(data)})") from None
+    except (ValueError, TypeError):
+        err = _ragged_error(data, dtype) if isinstance(data, (list, tuple)) else None
+        if err is not None:
+            raise err from None
         raise
     return arr.astype(dtype.np) if arr.dtype != dtype.np else arr
-
-
-def _first_bad(data):
-    lens = [len(x) if hasattr(x, "__len__") else 0 for x in data]
-    return next((n for n in lens if n != lens[0]), lens[-1])
 
 
 def _flat(data):
@@ -103,11 +151,23 @@ def _untensor(data):
     return data
 
 
+_NEGATIVE_STRIDES = ("At least one stride in the given numpy array is negative, and tensors with "
+                     "negative strides are not currently supported. (You can probably work around "
+                     "this by making a copy of your array  with array.copy().) ")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new tensor copying ``data`` (nested lists, scalars, NumPy arrays or tensors)."""
+    """A new tensor copying ``data`` (nested lists, scalars, NumPy arrays or tensors).
+
+    Example:
+        >>> tensor([[1, 2], [3, 4]]).shape
+        torch.Size([2, 2])
+    """
     dev = _device(device)
     dt = as_dtype(dtype)
     if isinstance(data, np.ndarray):
+        if any(s < 0 for s in data.strides):
+            raise ValueError(_NEGATIVE_STRIDES)
         if dt is None:
             dt = D.from_numpy_dtype(data.dtype)
         arr = np.array(data, dtype=dt.np, copy=True)
@@ -118,6 +178,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).", UserWarning,
                       stacklevel=2)
         dt = dt or data.dtype
+        if data._data is None:
+            return _finish(wrap_meta(tuple(data.shape), dt), requires_grad)
         arr = np.array(data.detach()._data, dtype=dt.np, copy=True)
     else:
         if dt is None:
@@ -132,9 +194,10 @@ def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with a tensor or NumPy array when no conversion is needed."""
     dt = as_dtype(dtype)
     if isinstance(data, TensorBase):
-        return data if dt is None or dt is data.dtype else data.to(dt)
-    if isinstance(data, np.ndarray) and (dt is None or dt.np == data.dtype) and \
-            data.dtype in D.FROM_NP and all(s >= 0 for s in data.strides):
+        out = data if dt is None or dt is data.dtype else data.to(dt)
+        return out if device is None else out.to(device)
+    if isinstance(data, np.ndarray) and data.dtype in D.FROM_NP and \
+            (dt is None or dt.np == data.dtype) and _device(device) is CPU:
         return from_numpy(data)
     return tensor(data, dtype=dt, device=device)
 
@@ -144,58 +207,98 @@ def from_numpy(ndarray: np.ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if any(s < 0 for s in ndarray.strides):
-        raise ValueError("At least one stride in the given numpy array is negative, and tensors with "
-                         "negative strides are not currently supported. (You can probably work around "
-                         "this by making a copy of your array  with array.copy().) ")
+        raise ValueError(_NEGATIVE_STRIDES)
     dt = D.from_numpy_dtype(ndarray.dtype)
     t = wrap(ndarray, dt)
     t._version = VersionCounter()
     return t
 
 
+def _into(t, out, requires_grad=False):
+    """Write a freshly made tensor into ``out=`` (resized when its shape differs), or return it."""
+    if out is None:
+        return _finish(t, requires_grad)
+    if tuple(out.shape) != tuple(t.shape):
+        out._resize_for_out(tuple(t.shape))
+    with no_grad():
+        out.copy_(t)
+    return out
+
+
+def _create(arr_fn, shape, dt, dev, out, requires_grad):
+    """A tensor from ``arr_fn()`` on cpu, or of ``shape`` on meta (where no data is made)."""
+    t = wrap_meta(shape, dt) if dev is META else wrap(arr_fn(), dt)
+    return _into(t, out, requires_grad)
+
+
+def _size_of(size, kw, name):
+    if "size" in kw:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (kw.pop("size"),)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return size_args(size, name)
+
+
 def _sized(size, dtype, device):
-    return size_args(size), (as_dtype(dtype) or D.get_default_dtype()), _device(device)
+    return size, (as_dtype(dtype) or D.get_default_dtype()), _device(device)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return full(size_args(size), 0, dtype=dtype or D.get_default_dtype(), device=device, requires_grad=requires_grad, out=out)
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None, **kw):
+    """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros(size=(2, 3))``."""
+    return full(_size_of(size, kw, "zeros"), 0, dtype=as_dtype(dtype) or D.get_default_dtype(),
+                device=device, requires_grad=requires_grad, out=out)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return full(size_args(size), 1, dtype=dtype or D.get_default_dtype(), device=device, requires_grad=requires_grad, out=out)
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, memory_format=None, **kw):
+    """A tensor of ones: ``ones(2, 3)``, ``ones((2, 3))``."""
+    return full(_size_of(size, kw, "ones"), 1, dtype=as_dtype(dtype) or D.get_default_dtype(),
+                device=device, requires_grad=requires_grad, out=out)
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it when not given)."""
     if isinstance(fill_value, TensorBase):
         fill_value = fill_value.item()
     if dtype is None:
         dtype = D.scalar_dtype(fill_value)
-    size, dt, dev = _sized((size,), dtype, device)
+    size, dt, dev = _sized(size_args((size,), "full"), as_dtype(dtype), device)
+    if dt.category < 3 and isinstance(fill_value, complex):
+        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow")
     t = dispatch(C.full, size=size, fill_value=fill_value, dtype=dt, device=dev)
-    if out is not None:
-        return out.resize_(size).copy_(t) if hasattr(out, "resize_") else out.copy_(t)
-    return _finish(t, requires_grad)
+    return _into(t, out, requires_grad)
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "at::Half", "bfloat16": "at::BFloat16",
+            "int64": "int64_t", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t",
+            "uint8": "uint8_t", "bool": "bool"}
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
-    size, dt, dev = _sized(size, dtype, device)
-    return _finish(dispatch(C.empty, size=size, dtype=dt, device=dev), requires_grad)
+          pin_memory=False, memory_format=None, **kw):
+    """Uninitialised memory of ``size``."""
+    size, dt, dev = _sized(_size_of(size, kw, "empty"), dtype, device)
+    return _into(dispatch(C.empty, size=size, dtype=dt, device=dev), out, requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False):
     """Uninitialised memory with exactly the given strides."""
-    size, dt, dev = _sized((size,), dtype, device)
+    size, dt, dev = _sized(size_args((size,), "empty_strided"), dtype, device)
     stride = tuple(stride)
     if dev is META:
         return _finish(wrap_meta(size, dt, stride), requires_grad)
     n = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    if not n:
+        return _finish(wrap(np.empty(size, dt.np), dt), requires_grad)
     buf = np.empty(n, dt.np)
-    arr = np.lib.stride_tricks.as_strided(buf, size, tuple(s * dt.itemsize for s in stride))
-    arr = np.ndarray(size, dt.np, buffer=buf, strides=tuple(s * dt.itemsize for s in stride)) \
-        if n else np.empty(size, dt.np)
+    arr = np.ndarray(size, dt.np, buffer=buf, strides=tuple(s * dt.itemsize for s in stride))
     return _finish(wrap(arr, dt), requires_grad)
 
 
@@ -227,13 +330,20 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     return empty(s, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    return full((), s, dtype=dtype or D.get_default_dtype(), device=device, requires_grad=requires_grad)
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A 0-dim tensor holding ``s`` (default dtype unless ``dtype`` is given)."""
+    return full((), s, dtype=as_dtype(dtype) or D.get_default_dtype(), device=device,
+                requires_grad=requires_grad)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False):
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is a float."""
+           requires_grad=False, pin_memory=False):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is a float.
+
+    Example:
+        >>> arange(1, 2, 0.25)
+        tensor([1.0000, 1.2500, 1.5000, 1.7500])
+    """
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, TensorBase) else v for v in (start, end, step)]
@@ -241,38 +351,56 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     dt = as_dtype(dtype)
     if dt is None:
         dt = D.int64 if all(isinstance(v, int) for v in vals) else D.get_default_dtype()
     n = max(0, math.ceil((end - start) / step))
-    dev = _device(device)
-    if dev is META:
-        return _finish(wrap_meta((n,), dt), requires_grad)
-    arr = (start + np.arange(n, dtype=np.float64 if dt.category >= 2 else np.int64) * step)
-    return _finish(wrap(arr.astype(dt.np), dt), requires_grad)
+    # torch computes start + i * step in double (or int64) and rounds once to the dtype
+    return _create(lambda: (start + np.arange(n, dtype=np.float64 if dt.category >= 2 else np.int64)
+                            * step).astype(dt.np), (n,), dt, _device(device), out, requires_grad)
+
+
+def _linspace_array(start, end, steps, dt):
+    arr = np.linspace(float(start), float(end), int(steps), dtype=np.float64)
+    if dt.category < 2:
+        arr = np.trunc(arr)
+    return arr.astype(dt.np)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     dt = as_dtype(dtype) or D.get_default_dtype()
+    start, end = (v.item() if isinstance(v, TensorBase) else v for v in (start, end))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    arr = np.linspace(float(start), float(end), int(steps), dtype=np.float64)
-    if dt.category < 2:
-        arr = np.trunc(arr)
-    return _finish(wrap(arr.astype(dt.np), dt), requires_grad)
+    return _create(lambda: _linspace_array(start, end, steps, dt), (int(steps),), dt,
+                   _device(device), out, requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
+    """``base ** linspace(start, end, steps)``."""
     dt = as_dtype(dtype) or D.get_default_dtype()
-    arr = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
-    return _finish(wrap(arr.astype(dt.np), dt), requires_grad)
+    start, end = (v.item() if isinstance(v, TensorBase) else v for v in (start, end))
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+
+    def make():
+        arr = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
+        return (np.trunc(arr) if dt.category < 2 else arr).astype(dt.np)
+    return _create(make, (int(steps),), dt, _device(device), out, requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False):
+    """A 2-D tensor with ones on the diagonal: ``eye(n)`` or ``eye(n, m)``."""
     dt = as_dtype(dtype) or D.get_default_dtype()
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    return _finish(wrap(np.eye(n, n if m is None else m, dtype=dt.np), dt), requires_grad)
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    m = n if m is None else m
+    return _create(lambda: np.eye(n, m, dtype=dt.np), (n, m), dt, _device(device), out,
+                   requires_grad)

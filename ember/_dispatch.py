@@ -544,6 +544,10 @@ def _write_result(name, self, res):
         raise RuntimeError(f"result type {dtype_title(res._dtype)} can't be cast to the desired "
                            f"output type {dtype_title(self._dtype)}")
     if self._data is not None:
+        if not self._data.flags.writeable:  # an expanded (broadcast) view: elements overlap
+            raise RuntimeError(f"{name}(): unsupported operation: more than one element of the "
+                               "written-to tensor refers to a single memory location. Please clone() "
+                               "the tensor before performing the operation.")
         np.copyto(self._data, res._data, casting="unsafe")
     self._version_cell().value += 1
 

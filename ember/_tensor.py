@@ -698,7 +698,13 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return _convert(ret, cls)
 
     def as_subclass(self, cls):
-        return Tensor._make_subclass(cls, self, self._requires_grad)
+        """A ``cls`` instance sharing this tensor's memory; it stays in the graph (as an alias)."""
+        if not self._requires_grad:
+            return Tensor._make_subclass(cls, self)
+        src = dispatch(V.alias, self) if STATE.enabled else self
+        t = Tensor._make_subclass(cls, src, True)
+        t._grad_fn, t._output_nr = src._grad_fn, src._output_nr
+        return t
 
     def conj(self):
         return self if not self._dtype.is_complex else self.conj_physical()

@@ -60,9 +60,9 @@ def test_setitem_on_view_rewrites_history():
         y = x * 2
         v = lib.tensor([1., 2., 3.], dtype=x.dtype, requires_grad=True)
         y[:, 1] = v * 3          # basic: copy_ into a view
-        y[[0, 2], 2] = v[:2]     # advanced: index_put_ into a view
-        y[y > 3] = 0.            # mask with a scalar
-        (y * y).sum().backward()
+        z = x * 1
+        z[[0, 2], 2] = v[:2]     # advanced: index_put_ into a view (the int selects first)
+        ((y * y).sum() + (z * z).sum()).backward()
         res.append((y, v))
     same(res[0][0], res[1][0])
     same(e.grad, t.grad)
@@ -121,7 +121,7 @@ def test_meta_shapes_of_shape_dependent_indexing():
 
 
 @pytest.mark.parametrize("index", [5, (0, 7), ([0, 7],), ([-5],), (0, 0, 0), (1.5,),
-                                   (ember.tensor([1.]),), ([[0, 1], [0, 1, 2]],)])
+                                   (ember.tensor([1.]),), ([0, 1], [0, 1, 2])])
 def test_index_errors_match_torch(index):
     def conv(lib, i):
         return tuple(lib.tensor(v.tolist()) if isinstance(v, ember.Tensor) else v for v in i) \
@@ -143,12 +143,21 @@ def test_setitem_value_shape_error():
 
 def test_zero_dim_bool_and_int_tensor_indices():
     e, t = pair(np.arange(6.).reshape(2, 3))
-    for idx in (True, False, (1, True), (ember.tensor(1), torch.tensor(1))):
-        ie, it = (idx if not isinstance(idx, tuple) or not isinstance(idx[0], ember.Tensor)
-                  else (idx[0], idx[1]), idx if not isinstance(idx, tuple) or
-                  not isinstance(idx[0], ember.Tensor) else idx[1])
-        same(e[ie], t[it])
+    for idx in (True, False, (1, True), (Ellipsis, False)):
+        same(e[idx], t[idx])
+    same(e[ember.tensor(1)], t[torch.tensor(1)])
+    same(e[ember.tensor(True)], t[torch.tensor(True)])
     assert e[ember.tensor(1)]._base is not None  # a 0-dim integer tensor selects (a view)
+
+
+def test_setitem_with_mask_grad():
+    a = np.random.default_rng(3).standard_normal((3, 4))
+    e, t = pair(a, True)
+    for x in (e, t):
+        y = x * 2
+        y[y.detach() > 1] = 0.
+        (y * y).sum().backward()
+    same(e.grad, t.grad)
 
 
 def test_cat_promotion_and_skipped_empty():

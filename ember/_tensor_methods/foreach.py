@@ -109,12 +109,18 @@ def _name(fn, name):
 
 
 # ------------------------------------------------------------------------------ binary
+def _alpha_allowed(alpha_ok, other) -> bool:
+    """torch's overloads: alpha= with a tensor list (add, sub) or one tensor (add only)."""
+    if type(other) is list and isinstance(other[0], TensorBase):
+        return bool(alpha_ok)
+    return alpha_ok == "tensor" and isinstance(other, TensorBase)
+
+
 def _binary(name, op, op_, method, alpha_ok):
     def fn(self, other, *, alpha=1):
         tensors = _tensors(f"_foreach_{name}", self, other)
         other = _other(f"_foreach_{name}", tensors, other)
-        if alpha != 1 and not (alpha_ok and (isinstance(other, TensorBase) or type(other) is list
-                                             and isinstance(other[0], TensorBase))):
+        if alpha != 1 and not _alpha_allowed(alpha_ok, other):
             raise _bad_args(f"_foreach_{name}", self, other)
         if _needs_autograd(tensors, other):
             return tuple(method(t, _at(other, i), alpha) for i, t in enumerate(tensors))
@@ -124,8 +130,7 @@ def _binary(name, op, op_, method, alpha_ok):
     def fn_(self, other, *, alpha=1):
         tensors = _tensors(f"_foreach_{name}_", self, other)
         other = _other(f"_foreach_{name}_", tensors, other)
-        if alpha != 1 and not (alpha_ok and (isinstance(other, TensorBase) or type(other) is list
-                                             and isinstance(other[0], TensorBase))):
+        if alpha != 1 and not _alpha_allowed(alpha_ok, other):
             raise _bad_args(f"_foreach_{name}_", self, other)
         if _needs_autograd(tensors, other):
             for i, t in enumerate(tensors):
@@ -161,7 +166,7 @@ def _pow_method(t, o, alpha, inplace=False):
     return t.pow_(o) if inplace else t.pow(o)
 
 
-_foreach_add, _foreach_add_ = _binary("add", *F.BINARY["add"], _method("add", True), True)
+_foreach_add, _foreach_add_ = _binary("add", *F.BINARY["add"], _method("add", True), "tensor")
 _foreach_sub, _foreach_sub_ = _binary("sub", *F.BINARY["sub"], _method("sub", True), True)
 _foreach_mul, _foreach_mul_ = _binary("mul", *F.BINARY["mul"], _method("mul"), False)
 _foreach_div, _foreach_div_ = _binary("div", *F.BINARY["div"], _method("div"), False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import operator
+
 from .. import _dtype as D
 from .._dispatch import dispatch, dispatch_out
 from .._errors import dtype_title
@@ -117,12 +118,6 @@ def _cast(input, dtype):
     return (input if input.dtype is dtype else input.to(dtype)), dtype
 
 
-def _no_keepdim(name):
-    raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool, ), "
-                    "but expected one of:\n * (*, torch.dtype dtype = None)\n * (tuple of ints dim, "
-                    "bool keepdim = False, *, torch.dtype dtype = None)")
-
-
 def _run(op, input, out, **params):
     if out is not None:
         return dispatch_out(op, out, input, **params)
@@ -153,11 +148,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """
     if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
         return handle_torch_function(sum, (input,), input, dim, keepdim, dtype=dtype, out=out)
-    if dim is None:
-        if keepdim:
-            _no_keepdim("sum")
-        if dtype is None and out is None:
-            return dispatch(R.sum, input)
+    if dim is None and dtype is None and out is None:
+        return dispatch(R.sum, input, keepdim=True) if keepdim else dispatch(R.sum, input)
     if dtype is not None:
         input, dtype = _cast(input, dtype)
     return _run(R.sum, input, out, dim=_dims(dim, input.dim(), "sum"), keepdim=keepdim, dtype=dtype)
@@ -172,11 +164,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """
     if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
         return handle_torch_function(mean, (input,), input, dim, keepdim, dtype=dtype, out=out)
-    if dim is None:
-        if keepdim:
-            _no_keepdim("mean")
-        if dtype is None and out is None:
-            return dispatch(R.mean, input)
+    if dim is None and dtype is None and out is None:
+        return dispatch(R.mean, input, keepdim=True) if keepdim else dispatch(R.mean, input)
     if dtype is not None:
         dt = as_dtype(dtype)
         if dt.category < 2:
@@ -221,8 +210,6 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Product over one ``dim`` (all elements when omitted); ints and bools give int64."""
     if dtype is not None:
         input, dtype = _cast(input, dtype)
-    if dim is None and keepdim:
-        _no_keepdim("prod")
     dims = None if dim is None else (_dim1(dim, input.dim(), "prod"),)
     if dims is not None and input.dim() == 0:
         dims = None
@@ -260,7 +247,7 @@ def _extreme(name, all_op, dim_op, pointwise):
                 raise TypeError(f"{name}() received an invalid combination of arguments - got "
                                 "(Tensor, keepdim=bool)")
             return _run(all_op, input, out)
-        if not isinstance(dim, int):
+        if not isinstance(dim, int) and (isinstance(dim, float) or not hasattr(dim, "__index__")):
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
                             f"({type(dim).__name__}), but expected (int dim, bool keepdim = False)")
         d = _dim1(dim, input.dim(), name)
@@ -393,6 +380,8 @@ cumprod, cumprod_ = _cum("cumprod", R.cumprod)
 @_public("logsumexp")
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """``log(sum(exp(input)))`` over ``dim``, computed stably."""
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
     return _run(R.logsumexp, input, out, dim=_dims(dim, input.dim(), "logsumexp"), keepdim=keepdim)
 
 

@@ -292,8 +292,13 @@ class ViewMixin:
         return dispatch(V.diagonal, self, offset=offset, dim1=d1, dim2=d2)
 
     def as_strided(self, size, stride, storage_offset=None):
+        """A view with explicit ``size``/``stride``/``storage_offset`` over this tensor's storage."""
+        geometry = None
+        if self._requires_grad:  # the backward needs where the input sits in its storage
+            numel = self.untyped_storage().nbytes() // max(self.element_size(), 1)
+            geometry = (tuple(self.shape), self.stride(), self.storage_offset(), numel)
         return dispatch(V.as_strided, self, size=tuple(size), stride=tuple(stride),
-                        storage_offset=storage_offset)
+                        storage_offset=storage_offset, input_geometry=geometry)
 
     def unfold(self, dimension, size, step):
         """All windows of ``size`` along ``dimension`` with ``step``, as a new last dim (a view)."""

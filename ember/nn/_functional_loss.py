@@ -1,7 +1,7 @@
 """Loss functions of ``ember.nn.functional`` (layer L4), composites of ember ops.
 
-Class-index losses select the target's log-probability with a one-hot mask (``target == class``)
-rather than a gather, which keeps them to pointwise ops and sums.
+Class-index losses gather the target's log-probability when every target is a valid class, and
+otherwise (ignored or invalid targets) select it with a one-hot mask (``target == class``).
 
 Example:
     >>> import ember
@@ -183,13 +183,40 @@ def _unsq(t, ndim):
     return t.unsqueeze(1) if ndim >= 2 else t
 
 
+def _gather_targets(input, target, cdim: int):
+    """``input`` at each target class, shaped like ``target``; None when some target is out of range
+    (ignored or invalid), which the masked path then sorts out."""
+    if target.dtype is not D.int64:
+        return None
+    try:
+        if input.dim() >= 2:
+            return input.gather(1, target.unsqueeze(1)).squeeze(1)
+        return input.gather(0, target.reshape(1)).reshape(())
+    except RuntimeError:
+        return None
+
+
 @public
 def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
              reduction: str = "mean"):
     """Negative log-likelihood of class indices: input ``(N, C, ...)`` log-probs, target ``(N, ...)``."""
     reduction = _reduction(size_average, reduce, reduction)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     _check_nll_shapes(input, target)
     cdim = 1 if input.dim() >= 2 else 0
+    c = input.shape[cdim]
+    picked = None if 0 <= ignore_index < c else _gather_targets(input, target, cdim)
+    if picked is not None:
+        # fast path: every target is a valid class, so a gather selects them
+        if weight is None:
+            if reduction == "mean":
+                n = picked.numel()
+                return picked.sum() * (-1.0 / n if n else float("nan"))
+            return -picked.sum() if reduction == "sum" else -picked
+        w = weight[target]
+        loss = -(picked * w)
+        return loss.sum() / w.sum() if reduction == "mean" else _reduce(loss, reduction)
     mask, hits = _target_mask(input, target, ignore_index)
     picked = where(mask, input, 0)
     if weight is not None:

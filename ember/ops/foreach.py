@@ -93,7 +93,7 @@ def _shape(x):
     return tuple(x.shape) if hasattr(x, "_dtype") else ()
 
 
-def _foreach_meta(inplace, int_to_float=False, float_only=False):
+def _foreach_meta(inplace, int_to_float=False, float_only=False, real=False):
     def rule(tensors, *others, **params):
         metas = []
         for i, t in enumerate(tensors):
@@ -102,6 +102,8 @@ def _foreach_meta(inplace, int_to_float=False, float_only=False):
             dt = D.result_type_of((_key(t),) + tuple(_key(o) for o in os_))
             if (int_to_float or float_only) and dt.category < 2:
                 dt = D.get_default_dtype()
+            if real:
+                dt = dt.to_real()
             if inplace:
                 if shape != tuple(t.shape):
                     raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast "
@@ -151,12 +153,12 @@ def _unary(name, fn, *, int_to_float=False, check=None, real=False):
         for t in self:
             if check is not None:
                 check(t)
-            rt = _result(t, (), int_to_float)
-            if real and rt.kind == "c":
+            if real and t.dtype.kind == "c":  # complex in, real out: never in place
                 if inplace:
                     raise RuntimeError(f"In-place {name} is not supported for complex tensors.")
-                rt = np.dtype(rt.type(0).real.dtype)
-            res.append(_apply(fn, t, (), rt, inplace))
+                res.append(np.asarray(fn(t, None)))
+                continue
+            res.append(_apply(fn, t, (), _result(t, (), int_to_float), inplace))
         return None if inplace else res
 
     def kernel(self):
@@ -164,7 +166,7 @@ def _unary(name, fn, *, int_to_float=False, check=None, real=False):
 
     def kernel_(self):
         return run(self, True)
-    return (_register(f"_foreach_{name}", kernel, _foreach_meta(False, int_to_float)),
+    return (_register(f"_foreach_{name}", kernel, _foreach_meta(False, int_to_float, real=real)),
             _register(f"_foreach_{name}_", kernel_, _foreach_meta(True, int_to_float)))
 
 
@@ -262,12 +264,14 @@ def _addc(name, fn):
         for i, t in enumerate(self):
             v = _pick(value, i)
             a, b = t1s[i], t2s[i]
+            if t.dtype.kind in "iub" and type(v) is float:  # integer tensors truncate the scalar
+                v = int(v)
             if name == "addcdiv" and a.dtype.kind in "iub" and b.dtype.kind in "iub":
                 raise RuntimeError(_ADDCDIV_INT)
             rt = _result(t, (a, b), name == "addcdiv")  # torch leaves ``value`` out of promotion
 
             def f(t, a, b, out, v=v):
-                tmp = fn(a, b)
+                tmp = np.asarray(fn(a, b))  # an array even for 0-d inputs, so out= works
                 if v != 1:
                     np.multiply(tmp, v, out=tmp, casting="unsafe")
                 return np.add(t, tmp, out=out, casting="unsafe")
@@ -296,7 +300,7 @@ addcdiv, addcdiv_ = _addc("addcdiv", lambda a, b: np.true_divide(a, b))
 
 def _lerp_fn(t, end, w, out):
     # torch's formula: exact at both ends (w small: from start; w large: from end)
-    diff = np.subtract(end, t)
+    diff = np.asarray(np.subtract(end, t))
     if isinstance(w, np.ndarray) and w.ndim:
         small = np.abs(w) < 0.5
         r = np.where(small, t + w * diff, end - diff * (1 - w))

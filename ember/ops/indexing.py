@@ -11,7 +11,6 @@ import numpy as np
 from .. import _dtype as D
 from .._errors import dtype_title
 from .._shape import broadcast_shapes
-from ._meta import same_meta
 from ._registry import TensorMeta, primitive
 
 __all__ = ["index", "index_put", "gather", "scatter", "scatter_add", "scatter_reduce_two",
@@ -484,4 +483,3 @@ def _(grad, index, *, a_shape):
     return flat.reshape(a_shape)
 
 
-_ = same_meta

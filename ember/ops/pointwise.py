@@ -49,12 +49,14 @@ def _zeros(grad):
     return grad.new_zeros(grad.shape)
 
 
-def _wrap_ints(args):
+def _wrap_ints(args, strict=True):
     """torch casts a Python int to the other operand's integer dtype, wrapping when out of range
     (``uint8_tensor + 300``); NumPy raises OverflowError instead."""
-    dt = next((a.dtype for a in args if type(a) is np.ndarray and a.dtype.kind in "iub"), None)
+    dt = next((a.dtype for a in args if type(a) is np.ndarray and a.dtype.kind in "iu"), None)
     if dt is None:
-        raise OverflowError("Python integer out of bounds")
+        if strict:
+            raise OverflowError("Python integer out of bounds")
+        return args
     return tuple(np.array(a).astype(dt) if type(a) is int else a for a in args)
 
 
@@ -72,9 +74,11 @@ def _int_wrap(kernel):
 
 
 @primitive("add", kind="pointwise", expr="a + alpha * b")
-@_int_wrap
 def add(a, b, *, alpha=1):
-    return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
+    try:  # inline rather than @_int_wrap: add is the hottest op
+        return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
+    except OverflowError:
+        return add.kernel(*_wrap_ints((a, b)), alpha=alpha)
 
 
 @add.derivative
@@ -83,9 +87,11 @@ def _(grad, *, alpha):
 
 
 @primitive("sub", kind="pointwise", expr="a - alpha * b")
-@_int_wrap
 def sub(a, b, *, alpha=1):
-    return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
+    try:
+        return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
+    except OverflowError:
+        return sub.kernel(*_wrap_ints((a, b)), alpha=alpha)
 
 
 @sub.derivative
@@ -94,9 +100,11 @@ def _(grad, *, alpha):
 
 
 @primitive("mul", kind="pointwise", expr="a * b")
-@_int_wrap
 def mul(a, b):
-    return np.multiply(a, b)
+    try:
+        return np.multiply(a, b)
+    except OverflowError:
+        return np.multiply(*_wrap_ints((a, b)))
 
 
 @mul.derivative
@@ -538,8 +546,10 @@ def _(grad, condition):
 
 def _comparison(name, ufunc, expr):
     @primitive(name, kind="pointwise", promotion="compare", expr=expr)
-    @_int_wrap
     def kernel(a, b):
+        # NumPy compares an out-of-range Python int exactly; torch first wraps it to the dtype
+        if type(b) is int or type(a) is int:
+            a, b = _wrap_ints((a, b), strict=False)
         return ufunc(a, b)
     return kernel
 

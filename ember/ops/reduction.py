@@ -27,10 +27,6 @@ _I64 = np.dtype(np.int64)
 _INTS = "biu"
 
 
-def _axis(dim):
-    return None if dim is None else tuple(dim)
-
-
 def _count(shape, dim) -> int:
     """How many elements each output element reduces."""
     return math.prod(shape) if dim is None else math.prod(shape[d] for d in dim)
@@ -52,10 +48,6 @@ def unreduce(grad, a_shape, dim, keepdim):
     return keep(grad, len(a_shape), dim, keepdim).expand(a_shape)
 
 
-def _meta_dims(dim):
-    return None if dim is None else tuple(dim)
-
-
 # ----------------------------------------------------------------------------- sum / mean / prod
 @primitive("sum", kind="reduction")
 def sum(a, *, dim=None, keepdim=False, dtype=None):
@@ -68,7 +60,7 @@ def sum(a, *, dim=None, keepdim=False, dtype=None):
 @sum.meta
 def _(a, *, dim=None, keepdim=False, dtype=None):
     out = dtype or (D.int64 if a.dtype.category < 2 else a.dtype)
-    return reduce_meta(a, _meta_dims(dim), keepdim, out)
+    return reduce_meta(a, dim, keepdim, out)
 
 
 @sum.derivative
@@ -98,7 +90,7 @@ def mean(a, *, dim=None, keepdim=False, dtype=None):
 def _(a, *, dim=None, keepdim=False, dtype=None):
     if a.dtype.category < 2:
         raise _mean_error(a.dtype)
-    return reduce_meta(a, _meta_dims(dim), keepdim, a.dtype)
+    return reduce_meta(a, dim, keepdim, a.dtype)
 
 
 @mean.derivative
@@ -165,7 +157,7 @@ def _extreme(name, ufunc, node_name=None):
     @kernel.meta
     def _(a, *, dim=None, keepdim=False):
         _check_extreme(name.split("_")[0], a, dim, RuntimeError)
-        return reduce_meta(a, _meta_dims(dim), keepdim, a.dtype)
+        return reduce_meta(a, dim, keepdim, a.dtype)
     return kernel
 
 
@@ -352,7 +344,7 @@ def _var_kernel(a, dim, correction, keepdim):
 def _var_meta(a, *, dim=None, correction=1, keepdim=False):
     if a.dtype.category < 2:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    return reduce_meta(a, _meta_dims(dim), keepdim, a.dtype.to_real())
+    return reduce_meta(a, dim, keepdim, a.dtype.to_real())
 
 
 @primitive("var", kind="reduction")
@@ -472,16 +464,16 @@ def logsumexp(a, *, dim=None, keepdim=False):
         m = np.maximum.reduce(a.real if a.dtype.kind == "c" else a, axis=dim, keepdims=True)
         m = np.where(np.isinf(m), 0, m)
         s = np.log(np.add.reduce(np.exp(a - m), axis=dim, keepdims=True)) + m
-    return s if keepdim else s.reshape(reduce_shape(a.shape, dim))
+    return s if keepdim else s.reshape(_reduced_shape(a.shape, dim))
 
 
-def reduce_shape(shape, dim):
+def _reduced_shape(shape, dim):
     return tuple(s for i, s in enumerate(shape) if dim is not None and i not in dim)
 
 
 @logsumexp.meta
 def _(a, *, dim=None, keepdim=False):
-    return reduce_meta(a, _meta_dims(dim), keepdim,
+    return reduce_meta(a, dim, keepdim,
                        D.get_default_dtype() if a.dtype.category < 2 else a.dtype)
 
 
@@ -500,7 +492,7 @@ def _logical(name, ufunc):
 
     @kernel.meta
     def _(a, *, dim=None, keepdim=False):
-        return reduce_meta(a, _meta_dims(dim), keepdim, D.uint8 if a.dtype is D.uint8 else D.bool)
+        return reduce_meta(a, dim, keepdim, D.uint8 if a.dtype is D.uint8 else D.bool)
     return kernel
 
 
@@ -544,7 +536,7 @@ def _(a, *, ord=2, dim=None, keepdim=False):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {which} norm on the "
                                    f"dimension {d}because this dimension is empty and the operation "
                                    "does not have an identity")
-    return reduce_meta(a, _meta_dims(dim), keepdim, a.dtype.to_real())
+    return reduce_meta(a, dim, keepdim, a.dtype.to_real())
 
 
 @linalg_vector_norm.derivative

@@ -248,39 +248,55 @@ def _(grad, *, a_shape, offset, dim1, dim2):
 
 
 @primitive("as_strided", kind="view")
-def as_strided(a, *, size, stride, storage_offset=None):
+def as_strided(a, *, size, stride, storage_offset=None, input_geometry=None):
     return restride(a, size, stride, storage_offset)
 
 
 @as_strided.meta
-def _(a, *, size, stride, storage_offset=None):
+def _(a, *, size, stride, storage_offset=None, input_geometry=None):
     return view_meta(a, size, stride, a.storage_offset() if storage_offset is None else storage_offset)
 
 
 @as_strided.derivative
-def _(grad, a, *, size, stride, storage_offset):
-    # scatter-add the gradient into a buffer with the input's geometry (torch's as_strided_backward)
-    return grad._op(as_strided_backward, a, size=size, stride=stride, storage_offset=storage_offset)
+def _(grad, *, size, stride, storage_offset, input_geometry):
+    # only geometry is kept (no tensor is saved), so later in-place writes to the base are fine
+    return grad._op(as_strided_backward, size=size, stride=stride, storage_offset=storage_offset,
+                    input_geometry=input_geometry)
 
 
-@primitive("as_strided_backward", kind="other")
-def as_strided_backward(grad, a, *, size, stride, storage_offset):
-    root = _buffer_of(a)
-    buf = np.zeros(root.size, grad.dtype)
-    off = storage_offset if storage_offset is not None else _byte_offset(a) // a.itemsize
-    idx = np.full(tuple(size), off, np.int64)
+def _flat_index(size, stride, offset):
+    idx = np.full(tuple(size), offset, np.int64)
     for d, (n, s) in enumerate(zip(size, stride)):
         shape = [1] * len(size)
         shape[d] = n
         idx = idx + (np.arange(n) * s).reshape(shape)
-    np.add.at(buf, idx.reshape(-1), np.asarray(grad).reshape(-1))
-    a_off = _byte_offset(a) // a.itemsize
-    in_idx = np.full(a.shape, a_off, np.int64)
-    for d, (n, s) in enumerate(zip(a.shape, _elem_strides(a))):
-        shape = [1] * a.ndim
-        shape[d] = n
-        in_idx = in_idx + (np.arange(n) * s).reshape(shape)
-    return buf[in_idx]
+    return idx
+
+
+@primitive("as_strided_backward", kind="other")
+def as_strided_backward(grad, *, size, stride, storage_offset, input_geometry):
+    """Scatter-add ``grad`` (laid out by size/stride/offset) into the storage, read back with the
+    input's geometry ``(shape, stride, offset, storage_numel)`` (torch's as_strided_backward)."""
+    in_shape, in_stride, in_off, numel = input_geometry
+    buf = np.zeros(numel, grad.dtype)
+    off = in_off if storage_offset is None else storage_offset
+    np.add.at(buf, _flat_index(size, stride, off).reshape(-1), np.asarray(grad).reshape(-1))
+    return buf[_flat_index(in_shape, in_stride, in_off)]
+
+
+@as_strided_backward.meta
+def _(grad, *, size, stride, storage_offset, input_geometry):
+    from ._registry import TensorMeta
+    return TensorMeta(tuple(input_geometry[0]), grad.dtype)
+
+
+@as_strided_backward.derivative
+def _(gg, *, size, stride, storage_offset, input_geometry):
+    # the map is linear; its adjoint is the same map with the two geometries swapped
+    in_shape, in_stride, in_off, numel = input_geometry
+    off = in_off if storage_offset is None else storage_offset
+    return gg._op(as_strided_backward, size=tuple(in_shape), stride=tuple(in_stride),
+                  storage_offset=in_off, input_geometry=(tuple(size), tuple(stride), off, numel))
 
 
 @primitive("alias", kind="view", node_name="AliasBackward0")

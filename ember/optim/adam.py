@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .. import _creation as C
 from .._tensor import Tensor
-from ._inplace import F, addcdiv_, addcmul_, lerp_
+from .._tensor_methods import foreach as F
 from .optimizer import Optimizer, _get_scalar_dtype, _get_value, _step_tensor, _to_scalar
 from .sgd import _by_dtype
 
@@ -112,8 +112,8 @@ class Adam(Optimizer):
         if p.is_complex():
             # the moments of a complex parameter are those of its (real, imag) pairs, as in torch
             grad, exp_avg, exp_avg_sq, p = (t.view_as_real() for t in (grad, exp_avg, exp_avg_sq, p))
-        lerp_(exp_avg, grad, 1 - beta1)
-        addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         step = _get_value(step_t)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
@@ -126,7 +126,7 @@ class Adam(Optimizer):
             denom = (mx.sqrt() / bias_correction2_sqrt).add_(eps)
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-        addcdiv_(p, exp_avg, denom, -step_size)
+        p.addcdiv_(exp_avg, denom, value=-step_size)
 
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
         beta1, beta2 = group["betas"]

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ._inplace import F
+from .._tensor_methods import foreach as F
 from .optimizer import Optimizer, _get_value, _to_scalar
 
 __all__ = ["SGD", "sgd"]

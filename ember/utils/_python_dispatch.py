@@ -6,8 +6,9 @@ Example:
     ...     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
     ...         print(func.name)
     ...         return func(*args, **(kwargs or {}))
+    >>> x = ember.ones(2)
     >>> with Log():
-    ...     _ = ember.ones(2) + 1
+    ...     _ = x + 1
     add
 """
 from __future__ import annotations

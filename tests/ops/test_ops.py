@@ -12,10 +12,13 @@ import torch
 
 import ember
 from tests.ops.opdb import OPS
+from tests.ops.opdb import _core
 from tests.ops.opdb._core import NonContig
 
 LIBS = (ember, torch)
 LOW_TOL = {"float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1.6e-2)}  # (atol, rtol) floors
+# gradients round at every step of the chain rule, in a different order than torch's kernels
+GRAD_LOW_TOL = {"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2)}
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 
@@ -203,8 +206,11 @@ def check_backward(op):
                 continue
             rng = np.random.default_rng(rng_seed)
             cots = [_cotangent(t, rng) for t in touts]
-            tgrads = torch.autograd.grad(touts, tleaves, [torch.tensor(c, dtype=t.dtype) for c, t in
-                                                          zip(cots, touts)], allow_unused=True)
+            try:
+                tgrads = torch.autograd.grad(touts, tleaves, [torch.tensor(c, dtype=t.dtype) for c, t in
+                                                              zip(cots, touts)], allow_unused=True)
+            except RuntimeError:  # torch has no derivative here (e.g. remainder w.r.t. a bool/int)
+                continue
             egrads = ember.autograd.grad(eouts, eleaves, [ember.tensor(c, dtype=t.dtype) for c, t in
                                                           zip(cots, eouts)], allow_unused=True)
             for k, (eg, tg, leaf) in enumerate(zip(egrads, tgrads, tleaves)):
@@ -213,8 +219,9 @@ def check_backward(op):
                 if eg is None:
                     eg = ember.zeros(tuple(leaf.shape), dtype=getattr(ember, dtype_name(leaf)))
                 atol, rtol = op.grad_atol, op.grad_rtol
-                if dtype_name(leaf) in LOW_TOL:
-                    atol, rtol = max(atol, LOW_TOL[dtype_name(leaf)][0]), max(rtol, LOW_TOL[dtype_name(leaf)][1])
+                low = GRAD_LOW_TOL.get(dtype_name(leaf))
+                if low:
+                    atol, rtol = max(atol, low[0]), max(rtol, low[1])
                 assert_same(eg, tg, atol, rtol, f"{label} grad of input {k}")
 
 
@@ -469,6 +476,8 @@ CASES = [pytest.param(op, check, id=f"{op.name}-{check}") for op in OPS for chec
 
 @pytest.mark.parametrize("op,check", CASES)
 def test_op(op, check):
+    # the same sample values whatever ran before (tests can be selected or reordered)
+    _core.RNG.bit_generator.state = np.random.default_rng(0).bit_generator.state
     CHECKS[check][0](op)
 
 

@@ -27,14 +27,18 @@ CONFIGS = [
 
 @pytest.mark.parametrize("name, kwargs", CONFIGS,
                          ids=lambda c: c if isinstance(c, str) else ",".join(f"{a}={b}" for a, b in c.items()))
-def test_adam_matches_torch(name, kwargs):
+@pytest.mark.parametrize("foreach", [False, True], ids=["single", "foreach"])
+def test_adam_matches_torch(name, kwargs, foreach):
+    if foreach and (isinstance(kwargs.get("lr"), np.ndarray) or kwargs.get("fused")):
+        foreach = None  # torch refuses a tensor lr with foreach; fused has its own path
+    kwargs = dict(kwargs, foreach=foreach)
     (tp, topt), (ep, eopt) = run_both(name, kwargs, none_every=9)
     assert_params_close(tp, ep)
     assert_state_close(topt, eopt)
 
 
 def test_adam_param_groups():
-    groups = [([0], dict(lr=0.1, amsgrad=True)), ([1, 2], dict(betas=(0.5, 0.9)))]
+    groups = [([0], dict(lr=0.1, amsgrad=True)), ([1, 2], dict(betas=(0.5, 0.9), foreach=True))]
     (tp, topt), (ep, eopt) = run_both("Adam", dict(lr=0.01), groups=groups)
     assert_params_close(tp, ep)
     assert_state_close(topt, eopt)

@@ -23,8 +23,11 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.parametrize("foreach", [False, True], ids=["single", "foreach"])
 @pytest.mark.parametrize("kwargs", CONFIGS, ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
-def test_sgd_matches_torch(kwargs):
+def test_sgd_matches_torch(kwargs, foreach):
+    if not kwargs.get("fused"):
+        kwargs = dict(kwargs, foreach=foreach)
     # torch's fused SGD cannot take a step where only some parameters have gradients
     (tp, topt), (ep, eopt) = run_both("SGD", kwargs, none_every=0 if kwargs.get("fused") else 7)
     assert_params_close(tp, ep)
@@ -32,7 +35,7 @@ def test_sgd_matches_torch(kwargs):
 
 
 def test_sgd_param_groups():
-    groups = [([0, 2], dict(lr=0.1, momentum=0.9)), ([1], dict(nesterov=True, momentum=0.5))]
+    groups = [([0, 2], dict(lr=0.1, momentum=0.9, foreach=True)), ([1], dict(nesterov=True, momentum=0.5))]
     (tp, topt), (ep, eopt) = run_both("SGD", dict(lr=0.01), groups=groups)
     assert_params_close(tp, ep)
     assert_state_close(topt, eopt)

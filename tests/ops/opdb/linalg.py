@@ -54,16 +54,49 @@ def _tensordot_samples(dt):
             Sample((arr((2, 3), dt), arr((4,), dt)), dict(dims=0), name="dims0")]
 
 
+def _errors(pairs):
+    """Error samples: (shape_a, dtype_a, shape_b, dtype_b) with torch's messages to mirror."""
+    def samples(dt):
+        return [Sample((arr(sa, da or dt), arr(sb, db or dt)), name=f"{sa}{da}@{sb}{db}")
+                for sa, da, sb, db in pairs]
+    return samples
+
+
+MATMUL_ERRORS = [((4, 3), None, (5, 2), None), ((3,), None, (4,), None), ((5, 2, 3), None, (4,), None),
+                 ((2, 5, 2, 3), None, (3, 4, 2), None), ((5, 2, 3), None, (4, 3), None),
+                 ((5, 2, 3), None, (5, 4, 3), None), ((3,), None, (5, 4, 3), None),
+                 ((2, 3), "float64", (3, 2), "float32"), ((3,), "float64", (3,), "float32"),
+                 ((2, 3), "float64", (3,), "float32"), ((4, 2, 3), "float64", (4, 3, 2), "float32"),
+                 ((2, 3), "int64", (3, 2), "float32"), ((2, 3), "float64", (2, 3, 2), "float32"),
+                 ((3,), None, (4, 3), None), ((2, 2), "bool", (2, 2), "bool")]
+MM_ERRORS = [((4, 3), None, (5, 2), None), ((4, 3), None, (3,), None), ((3,), None, (3, 2), None),
+             ((2, 3), "float64", (3, 2), "float32"), ((4, 3), "float64", (5, 2), "float32")]
+BMM_ERRORS = [((2, 4, 3), None, (3, 3, 2), None), ((2, 4, 3), None, (2, 4, 2), None),
+              ((4, 3), None, (2, 3, 2), None), ((2, 2, 3), "float64", (2, 3, 2), "float32")]
+DOT_ERRORS = [((3,), None, (4,), None), ((3, 1), None, (3,), None), ((3,), "float64", (3,), "float32")]
+MV_ERRORS = [((2, 3), None, (4,), None), ((3,), None, (3,), None), ((2, 3), "float64", (3,), "float32")]
+EINSUM_ERRORS = [("ij,jk->ik", [(2, 3), (4, 4)]), ("ij,jk->ik", [(2, 3)]), ("ij->ik", [(2, 3)]),
+                 ("ij->ii", [(2, 3)]), ("ij,jk->ik", [(2, 3), (3, 4), (2,)]),
+                 ("ijk,jk->ik", [(2, 3), (3, 4)]), ("i1,jk->ik", [(2, 3), (3, 4)]),
+                 ("i.j", [(2, 3)]), ("ii->i", [(2, 3)]), ("...ij->...", [(3,)])]
+
+
+def _einsum_errors(dt):
+    return [Sample((eq,) + tuple(arr(s, dt) for s in shapes), name=eq) for eq, shapes in EINSUM_ERRORS]
+
+
 OPS = [
     OpInfo("matmul", lambda lib, a, b: lib.matmul(a, b), _matmul_samples, dtypes=PRODUCT_DTYPES,
-           out=lambda lib, a, b, out: lib.matmul(a, b, out=out)),
+           out=lambda lib, a, b, out: lib.matmul(a, b, out=out), error_samples=_errors(MATMUL_ERRORS)),
     OpInfo("__matmul__", lambda lib, a, b: a @ b, _matmul_samples, dtypes=FLOAT),
     OpInfo("mm", lambda lib, a, b: lib.mm(a, b), _pair((4, 3), (3, 2)), dtypes=PRODUCT_DTYPES,
-           out=lambda lib, a, b, out: lib.mm(a, b, out=out)),
+           out=lambda lib, a, b, out: lib.mm(a, b, out=out), error_samples=_errors(MM_ERRORS)),
     OpInfo("bmm", lambda lib, a, b: lib.bmm(a, b), _pair((5, 4, 3), (5, 3, 2)), dtypes=PRODUCT_DTYPES,
-           out=lambda lib, a, b, out: lib.bmm(a, b, out=out)),
-    OpInfo("mv", lambda lib, a, b: lib.mv(a, b), _pair((4, 3), (3,)), dtypes=PRODUCT_DTYPES),
-    OpInfo("dot", lambda lib, a, b: lib.dot(a, b), _pair((5,), (5,)), dtypes=PRODUCT_DTYPES),
+           out=lambda lib, a, b, out: lib.bmm(a, b, out=out), error_samples=_errors(BMM_ERRORS)),
+    OpInfo("mv", lambda lib, a, b: lib.mv(a, b), _pair((4, 3), (3,)), dtypes=PRODUCT_DTYPES,
+           error_samples=_errors(MV_ERRORS)),
+    OpInfo("dot", lambda lib, a, b: lib.dot(a, b), _pair((5,), (5,)), dtypes=PRODUCT_DTYPES,
+           error_samples=_errors(DOT_ERRORS)),
     OpInfo("vdot", lambda lib, a, b: lib.vdot(a, b), _pair((5,), (5,)), dtypes=FLOAT + ("complex64",)),
     OpInfo("outer", lambda lib, a, b: lib.outer(a, b), _pair((4,), (3,)), dtypes=FLOAT + INT),
     OpInfo("addmm", lambda lib, i, a, b, **k: lib.addmm(i, a, b, **k),
@@ -79,7 +112,7 @@ OPS = [
     OpInfo("addbmm", lambda lib, i, a, b, **k: lib.addbmm(i, a, b, **k),
            _upd((4, 2), (5, 4, 3), (5, 3, 2)), dtypes=FLOAT),
     OpInfo("einsum", lambda lib, eq, *ops: lib.einsum(eq, *ops), _einsum_samples, dtypes=FLOAT,
-           gradgrad=True),
+           gradgrad=True, error_samples=_einsum_errors),
     OpInfo("tensordot", lambda lib, a, b, **k: lib.tensordot(a, b, **k), _tensordot_samples,
            dtypes=FLOAT),
 ]

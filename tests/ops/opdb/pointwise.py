@@ -43,6 +43,25 @@ def binary_samples(lo=-3.0, hi=3.0, lo2=None, hi2=None, scalars=(), other_dtype=
     return samples
 
 
+def integral(maker):
+    """Samples rounded to integer values: quotients are then exact or far from an integer, so
+    float16's rounding of the quotient before trunc/floor (torch computes a/b in half) cannot matter."""
+    def samples(dtype):
+        out = maker(dtype)
+        for s in out:
+            s.args = tuple(_round(a) for a in s.args)
+        return out
+    return samples
+
+
+def _round(a):
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+        return np.round(a)
+    if hasattr(a, "array") and a.array.dtype.kind == "f":
+        return type(a)(np.round(a.array))
+    return a
+
+
 def mixed_samples(pairs, lo=-3.0, hi=3.0, lo2=None, hi2=None, only="float32", **kwargs):
     """Type-promotion samples: (dtype_a, dtype_b) pairs, with dims or 0-dim, emitted once (for the
     dtype ``only``) since they do not depend on the dtype being checked."""
@@ -103,6 +122,11 @@ def errors(*cases):
     return samples
 
 
+def _np(d):
+    """The NumPy dtype a sample array is built in (bfloat16 samples start as float32)."""
+    return "float32" if d == "bfloat16" else d
+
+
 def _b(shape=(3,), v=True):
     return np.full(shape, v)
 
@@ -124,11 +148,11 @@ OPS = [
     binary("mul", scalars=(2, -1.5, True)),
     binary("div", lo2=0.5, hi2=3.0, scalars=(2, 0.5)),
     OpInfo("div_trunc", lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"),
-           chain(binary_samples(-9, 9, 1, 4, scalars=(2, -3)), binary_samples(-9, 9, -4, -1)),
+           integral(chain(binary_samples(-9, 9, 1, 4, scalars=(2, -3)), binary_samples(-9, 9, -4, -1))),
            dtypes=NUM + LOW, inplace=lambda lib, a, b: a.div_(b, rounding_mode="trunc"),
            out=lambda lib, a, b, out: lib.div(a, b, rounding_mode="trunc", out=out), gradcheck=False),
     OpInfo("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"),
-           chain(binary_samples(-9, 9, 1, 4, scalars=(2, -3)), binary_samples(-9, 9, -4, -1)),
+           integral(chain(binary_samples(-9, 9, 1, 4, scalars=(2, -3)), binary_samples(-9, 9, -4, -1))),
            dtypes=NUM + LOW, inplace=lambda lib, a, b: a.div_(b, rounding_mode="floor"),
            out=lambda lib, a, b, out: lib.div(a, b, rounding_mode="floor", out=out), gradcheck=False),
     binary("floor_divide", -9, 9, 1, 4, dtypes=NUM, scalars=(2, -3), grad=False),
@@ -136,7 +160,9 @@ OPS = [
            dtypes=NUM + BOOL + LOW),
     OpInfo("rtruediv_op", lambda lib, a: 2 / a, unary_samples(0.5, 3), dtypes=NUM + LOW),
     OpInfo("rsub_op", lambda lib, a: 2.5 - a, unary_samples(), dtypes=NUM + LOW),
-    OpInfo("scalar_wrap", lambda lib, a: a + 300, unary_samples(0, 200), dtypes=("uint8", "int8", "int16")),
+    OpInfo("scalar_wrap", lambda lib, a: (a + 300, a * 300, a - 300, a == 300, a < 300, a >= -1, a & 300,
+                                          a.add(300, alpha=2), a // 300, a % 300),
+           unary_samples(0, 200), dtypes=("uint8", "int8", "int16"), grad=False),
     binary("pow", 0.5, 2.0, -2, 2, dtypes=FLOATS, scalars=(2, 0.5, -1, 0, 3)),
     OpInfo("pow_int", lambda lib, a, b: lib.pow(a, b),
            chain(binary_samples(-3, 3, 0, 3, scalars=(2, 0, 3)),
@@ -244,7 +270,7 @@ OPS += [
     unary("erfc", dtypes=ALL),
     OpInfo("domain_edges", lambda lib, x: (x.log(), x.sqrt(), x.rsqrt(), x.reciprocal(), x.acos(), x.atanh(),
                                            x.log1p(), x.acosh()),
-           lambda d: [Sample((np.array([-2.0, -1, 0, 0.5, 1, float("inf"), float("nan")], d),))],
+           lambda d: [Sample((np.array([-2.0, -1, 0, 0.5, 1, float("inf"), float("nan")], _np(d)),))],
            dtypes=FLOAT + LOW, grad=False),
     binary("atan2", dtypes=ALL, scalars=(), inplace=True, error_samples=errors(((np.ones(2), 2.0),))),
     binary("logaddexp", dtypes=FLOATS, scalars=(), inplace=False, error_samples=errors(((_i([1, 2]), _i([1, 2])),))),
@@ -280,8 +306,8 @@ OPS += [
            lambda d: [Sample((arr((2, 3), "float32"), arr((2, 3), "int64"), arr((3,), "int32")))],
            dtypes=("float32",), grad=False),
     OpInfo("nan_to_num", lambda lib, x, **k: lib.nan_to_num(x, **k),
-           lambda d: [Sample((np.array([1.0, float("nan"), float("inf"), -float("inf")], d),)),
-                      Sample((np.array([1.0, float("nan"), float("inf"), -float("inf")], d),),
+           lambda d: [Sample((np.array([1.0, float("nan"), float("inf"), -float("inf")], _np(d)),)),
+                      Sample((np.array([1.0, float("nan"), float("inf"), -float("inf")], _np(d)),),
                              {"nan": 1.5, "posinf": 2.0, "neginf": -3.0}),
                       Sample((arr((3, 4), d),))] if d in FLOATS else [Sample((arr((3, 4), d),))],
            dtypes=ALL, inplace=lambda lib, x, **k: x.nan_to_num_(**k),
@@ -308,6 +334,8 @@ OPS += [
            error_samples=errors(((_i([1, 2]),),))),
 ]
 for _name in ("isinf", "isfinite", "isposinf", "isneginf", "signbit"):
-    OPS.append(OpInfo(_name, _fn(_name), chain(unary_samples(), lambda d: [Sample((np.array(
-        [1.0, float("nan"), float("inf"), -float("inf"), -0.0], d),))] if d in FLOATS else []),
+    # no NaN for signbit: a NaN's sign bit after rounding to bfloat16 is not specified
+    OPS.append(OpInfo(_name, _fn(_name), chain(unary_samples(), lambda d, n=_name: [Sample((np.array(
+        [1.0, float("inf"), -float("inf"), -0.0] + ([float("nan")] if n != "signbit" else []), _np(d)),))]
+        if d in FLOATS else []),
         dtypes=ALL, grad=False, out=None if _name in ("isinf", "isfinite") else _out(_name)))

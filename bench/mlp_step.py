@@ -1,0 +1,86 @@
+"""One training step of the quickstart MLP (10->64->32->1, full batch 800x10, MSELoss, Adam):
+ember vs torch in one process, one thread. Prints ms/step for both and the ratio.
+
+Usage: ``python bench/mlp_step.py [--steps N] [--profile]`` (``--profile`` adds a cProfile top-15 of
+the ember step).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+def make_step(lib):
+    """A closure running one optimisation step with library ``lib`` (ember or torch)."""
+    lib.manual_seed(0)
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.standard_normal((800, 10)).astype(np.float32))
+    y = lib.tensor(rng.standard_normal((800, 1)).astype(np.float32))
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(10, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 1))
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = nn.MSELoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def time_step(step, steps: int, repeats: int = 5) -> float:
+    """Best-of-``repeats`` mean milliseconds per step."""
+    for _ in range(20):
+        step()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        best = min(best, (time.perf_counter() - t0) / steps)
+    return best * 1e3
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+
+    import torch
+
+    import ember
+    torch.set_num_threads(1)
+    ember.set_num_threads(1)
+    t_ms = time_step(make_step(torch), args.steps)
+    e_ms = time_step(make_step(ember), args.steps)
+    print(f"mlp_step (800x10 -> 64 -> 32 -> 1, MSELoss, Adam), 1 thread, best of 5 x {args.steps} steps")
+    print(f"  torch  {t_ms:7.3f} ms/step")
+    print(f"  ember  {e_ms:7.3f} ms/step")
+    print(f"  ratio  {e_ms / t_ms:7.2f}x (ember / torch)")
+    if args.profile:
+        import cProfile
+        import pstats
+        step = make_step(ember)
+        for _ in range(20):
+            step()
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(args.steps):
+            step()
+        prof.disable()
+        print(f"\ncProfile of {args.steps} ember steps (top 15 by own time):")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+
+
+if __name__ == "__main__":
+    main()

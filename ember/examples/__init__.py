@@ -1,0 +1,1 @@
+"""ember.examples: runnable examples (``python -m ember.examples.quickstart``) and their data."""

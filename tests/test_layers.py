@@ -1,0 +1,177 @@
+"""The dependency rule: a module imports only from its own layer or lower ones (see ARCHITECTURE.md).
+
+Every module under ember/ is parsed with ``ast``; every import (module level or inside a function,
+except those under ``if TYPE_CHECKING:``) that reaches another ember module is an edge, and an edge
+to a higher layer fails, naming both files. A file missing from the table fails too.
+"""
+from __future__ import annotations
+
+import ast
+import fnmatch
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "ember"
+ROOF = 99  # ember/__init__.py: the namespace, above everything
+
+# (pattern relative to ember/, layer); the first matching pattern wins
+LAYERS = [
+    ("__init__.py", ROOF),
+    ("examples/*", ROOF),  # runnable examples use the whole ember.* namespace
+    # L0 core values
+    ("_dtype.py", 0), ("_device.py", 0), ("_shape.py", 0), ("_storage.py", 0), ("_errors.py", 0),
+    ("_threads.py", 0), ("utils/__init__.py", 0), ("utils/hooks.py", 0), ("utils/_pytree.py", 0),
+    # L1 operator definitions
+    ("ops/*", 1), ("backends/*", 1),
+    # L2 tensor + autograd
+    ("autograd/*", 2), ("_tensor_base.py", 2), ("_dispatch.py", 2), ("overrides.py", 2),
+    ("_tensor_methods/*", 2), ("_tensor.py", 2), ("_creation.py", 2), ("_indexing*.py", 2),
+    ("_tensor_str.py", 2), ("_tensor_pickle.py", 2), ("random.py", 2),
+    ("utils/_python_dispatch.py", 2),
+    # L3 the torch.* surface
+    ("_functions.py", 3), ("_functions/*", 3), ("serialization.py", 3), ("_serialization/*", 3),
+    ("testing/*", 3), ("accelerator.py", 3), ("functional.py", 3), ("_linalg*.py", 3),
+    ("linalg/*", 3), ("special/*", 3), ("fft/*", 3),
+    # L8 before L4 so nn/parallel is not taken for nn
+    ("nn/parallel/*", 8), ("distributed/*", 8),
+    # L4 nn
+    ("nn/*", 4),
+    # L5 peers
+    ("optim/*", 5), ("utils/data/*", 5), ("amp/*", 5), ("cuda/*", 5),
+    # L6, L7
+    ("fx/*", 6), ("_dynamo/*", 7), ("_inductor/*", 7),
+]
+
+# optional heavy dependencies imported lazily inside functions; they are outside ember anyway
+LAZY_EXTERNAL = ("numba", "mpi4py", "scipy")
+FORBIDDEN = ("torch",)
+
+
+def layer_of(rel: str):
+    for pattern, layer in LAYERS:
+        if fnmatch.fnmatch(rel, pattern):
+            return layer
+    return None
+
+
+def _modules() -> list:
+    return sorted(p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.py"))
+
+
+def _module_name(rel: str) -> str:
+    parts = rel[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["ember"] + parts)
+
+
+def _file_of(module: str):
+    """The file under ember/ a dotted module name refers to, or None (not part of ember)."""
+    if module != "ember" and not module.startswith("ember."):
+        return None
+    rel = module.split(".")[1:]
+    base = ROOT.joinpath(*rel) if rel else ROOT
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py").relative_to(ROOT).as_posix()
+    if (base / "__init__.py").is_file():
+        return (base / "__init__.py").relative_to(ROOT).as_posix()
+    return None
+
+
+class _Imports(ast.NodeVisitor):
+    """Collects (lineno, absolute module, imported names) outside ``if TYPE_CHECKING:`` blocks."""
+
+    def __init__(self, package: str):
+        self.package = package
+        self.found = []
+
+    def visit_If(self, node):
+        test = node.test
+        name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+        if name == "TYPE_CHECKING":
+            for child in node.orelse:
+                self.visit(child)
+            return
+        self.generic_visit(node)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            self.found.append((node.lineno, alias.name, ()))
+
+    def visit_ImportFrom(self, node):
+        if node.level:
+            base = self.package.split(".")
+            base = base[: len(base) - node.level + 1]
+            module = ".".join(base + ([node.module] if node.module else []))
+        else:
+            module = node.module
+        self.found.append((node.lineno, module, tuple(a.name for a in node.names)))
+
+
+def _edges(rel: str):
+    """(lineno, target file or external module name) for every import in one file."""
+    source = (ROOT / rel).read_text()
+    tree = ast.parse(source, filename=rel)
+    name = _module_name(rel)
+    package = name if rel.endswith("__init__.py") else name.rpartition(".")[0]
+    visitor = _Imports(package)
+    visitor.visit(tree)
+    for lineno, module, names in visitor.found:
+        target = _file_of(module)
+        if target is None:
+            yield lineno, module
+            continue
+        subs = [_file_of(f"{module}.{n}") for n in names]
+        subs = [s for s in subs if s is not None]
+        # `from pkg import submodule` is an edge to the submodule; other names come from pkg itself
+        if subs:
+            yield from ((lineno, s) for s in subs)
+            if len(subs) < len(names):
+                yield lineno, target
+        else:
+            yield lineno, target
+
+
+def test_every_file_is_in_the_layer_table():
+    unknown = [rel for rel in _modules() if layer_of(rel) is None]
+    assert not unknown, ("these files are in no layer; add them to LAYERS in tests/test_layers.py "
+                         f"(and to docs/design.md): {unknown}")
+
+
+def test_no_upward_imports():
+    problems = []
+    for rel in _modules():
+        src_layer = layer_of(rel)
+        if src_layer is None:
+            continue
+        for lineno, target in _edges(rel):
+            if not target.endswith(".py"):  # an external module
+                top = target.split(".")[0]
+                if top in FORBIDDEN:
+                    problems.append(f"ember/{rel}:{lineno} imports {target} (ember never imports torch)")
+                continue
+            dst_layer = layer_of(target)
+            if dst_layer is None or target == rel:
+                continue
+            if dst_layer > src_layer:
+                problems.append(f"ember/{rel}:{lineno} (L{src_layer}) imports ember/{target} "
+                                f"(L{dst_layer if dst_layer != ROOF else ' roof'})")
+    assert not problems, "upward imports:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("rel,expected", [("ops/pointwise.py", 1), ("nn/parallel/data_parallel.py", 8),
+                                          ("nn/modules/linear.py", 4), ("_indexing_advanced.py", 2),
+                                          ("utils/data/dataloader.py", 5), ("__init__.py", ROOF)])
+def test_layer_table_examples(rel, expected):
+    assert layer_of(rel) == expected
+
+
+def test_checker_sees_function_local_imports(tmp_path):
+    code = "def f():\n    from ..nn import Linear\n    import numba\n"
+    tree = ast.parse(code)
+    v = _Imports("ember.ops")
+    v.visit(tree)
+    assert [m for _, m, _ in v.found] == ["ember.nn", "numba"]
+    assert _file_of("ember.nn") == "nn/__init__.py"
+    assert LAZY_EXTERNAL and layer_of("nn/__init__.py") > layer_of("ops/view.py")
