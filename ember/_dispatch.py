@@ -254,9 +254,10 @@ def _plan(op, args):
     plan = _PLANS.get(key) if key is not None else None
     if plan is None:
         out_dt, cdt = result_dtype(op, args)
-        if cdt in _LOW:
-            cdt = _f32
-        plan = (out_dt, cdt.np if cdt is not None else None)
+        pre = None
+        if cdt in _LOW:  # round other operands to the low dtype first, as torch does, then compute in f32
+            pre, cdt = cdt.np, _f32
+        plan = (out_dt, cdt.np if cdt is not None else None, pre)
         if key is not None:
             _PLANS[key] = plan
     return plan
@@ -266,12 +267,14 @@ def _run_cpu(op, args, arrays, params):
     out_dt = None
     low = None
     if op.promotion != "none":
-        out_dt, cnp = _plan(op, args)
+        out_dt, cnp, pre = _plan(op, args)
         if cnp is not None:
             idx = op.promote_args
             for i in (range(len(arrays)) if idx is None else idx):
                 x = arrays[i]
                 if type(x) is _ndarray and x.dtype != cnp:
+                    if pre is not None and x.dtype != pre:
+                        x = x.astype(pre)
                     arrays[i] = x.astype(cnp)
     elif op.kind != "view" and params.get("dtype") is None:  # an explicit dtype (to_dtype) wins
         for a in args:

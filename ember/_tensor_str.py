@@ -22,7 +22,6 @@ import math
 import numpy as np
 
 from . import _dtype as D
-from ._device import get_default_device
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
@@ -235,7 +234,7 @@ def tensor_repr(t, *, tensor_contents=None) -> str:
     indent = len(prefix)
     suffixes = []
     dev = t.device
-    if dev.type != get_default_device().type:
+    if dev.type != "cpu":  # torch compares with its default cpu/cuda type, never with 'meta'
         suffixes.append(f"device='{dev}'")
     dt = t.dtype
     default = D.get_default_dtype()

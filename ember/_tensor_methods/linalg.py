@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import dispatch, dispatch_inplace, dispatch_out, wrap
+from .._errors import dtype_title
 from ..ops import linalg as L
 from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import TensorBase
@@ -33,15 +34,10 @@ def _check_tensor(fn, pos, argname, x):
 def _check_out(out, dt, dot_style=False):
     if out._dtype is not dt:
         if dot_style:
-            raise RuntimeError(f"result dtype {D_title(out._dtype)} does not match input dtype "
-                               f"{D_title(dt)}")
+            raise RuntimeError(f"result dtype {dtype_title(out._dtype)} does not match input dtype "
+                               f"{dtype_title(dt)}")
         raise RuntimeError(f"Expected out tensor to have dtype {L.cname(dt)}, but got "
                            f"{L.cname(out._dtype)} instead")
-
-
-def D_title(dt):
-    from .._errors import dtype_title
-    return dtype_title(dt)
 
 
 def _run(op, out, *args, **params):

@@ -148,8 +148,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """
     if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
         return handle_torch_function(sum, (input,), input, dim, keepdim, dtype=dtype, out=out)
-    if dim is None and dtype is None and out is None:
-        return dispatch(R.sum, input, keepdim=True) if keepdim else dispatch(R.sum, input)
+    if dtype is None and out is None:
+        if dim is None:
+            return dispatch(R.sum, input, keepdim=True) if keepdim else dispatch(R.sum, input)
+        if type(dim) is int:
+            nd = input.dim()
+            if -nd <= dim < nd:
+                return dispatch(R.sum, input, dim=(dim % nd,), keepdim=keepdim)
     if dtype is not None:
         input, dtype = _cast(input, dtype)
     return _run(R.sum, input, out, dim=_dims(dim, input.dim(), "sum"), keepdim=keepdim, dtype=dtype)
@@ -164,8 +169,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """
     if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
         return handle_torch_function(mean, (input,), input, dim, keepdim, dtype=dtype, out=out)
-    if dim is None and dtype is None and out is None:
-        return dispatch(R.mean, input, keepdim=True) if keepdim else dispatch(R.mean, input)
+    if dtype is None and out is None:
+        if dim is None:
+            return dispatch(R.mean, input, keepdim=True) if keepdim else dispatch(R.mean, input)
+        if type(dim) is int:
+            nd = input.dim()
+            if -nd <= dim < nd:
+                return dispatch(R.mean, input, dim=(dim % nd,), keepdim=keepdim)
     if dtype is not None:
         dt = as_dtype(dtype)
         if dt.category < 2:

@@ -128,12 +128,23 @@ def _binary(name, fn, *, int_to_float=False, check=None):
     """``_foreach_<name>`` and ``_foreach_<name>_`` for ``fn(t, o, out)`` (alpha for add/sub)."""
     def run(self, other, alpha, inplace):
         res = []
+        is_list = type(other) is list
         for i, t in enumerate(self):
-            o = _pick(other, i)
+            o = other[i] if is_list else other
             if check is not None:
                 check(t, o)
             if alpha != 1:
                 o = np.multiply(o, alpha)
+            td = t.dtype
+            to = type(o)
+            # the optimizer case: same-dtype float32/64 operands or real Python scalars
+            if td.kind == "f" and td not in _LOW and (
+                    to is float or to is int or (to is np.ndarray and o.dtype == td)):
+                if inplace:
+                    fn(t, o, t)
+                else:
+                    res.append(np.asarray(fn(t, o, None)))
+                continue
             r = _apply(fn, t, (o,), _result(t, (o,), int_to_float), inplace)
             res.append(r)
         return None if inplace else res
@@ -264,7 +275,18 @@ def _addc(name, fn):
         for i, t in enumerate(self):
             v = _pick(value, i)
             a, b = t1s[i], t2s[i]
-            if t.dtype.kind in "iub" and type(v) is float:  # integer tensors truncate the scalar
+            td = t.dtype
+            if td.kind == "f" and td not in _LOW and a.dtype == td and b.dtype == td and \
+                    (type(v) is float or type(v) is int):  # the optimizer case: one temporary
+                tmp = np.asarray(fn(a, b))
+                if v != 1:
+                    np.multiply(tmp, v, out=tmp)
+                if inplace:
+                    np.add(t, tmp, out=t)
+                else:
+                    res.append(np.add(t, tmp, out=tmp))
+                continue
+            if td.kind in "iub" and type(v) is float:  # integer tensors truncate the scalar
                 v = int(v)
             if name == "addcdiv" and a.dtype.kind in "iub" and b.dtype.kind in "iub":
                 raise RuntimeError(_ADDCDIV_INT)

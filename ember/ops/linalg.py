@@ -16,7 +16,7 @@ from .._shape import broadcast_shapes
 from ._registry import TensorMeta, primitive
 
 __all__ = ["mm", "bmm", "mv", "dot", "vdot", "matmul", "addmm", "addmv", "addr", "baddbmm", "einsum",
-           "matmul_meta", "cname", "check_same_dtype", "NOT_BOOL"]
+           "matmul_meta", "cname", "check_same_dtype"]
 
 # torch's C++ type names, used by "expected m1 and m2 to have the same dtype" messages
 _CNAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
@@ -30,23 +30,16 @@ def cname(dt) -> str:
     return _CNAMES[dt.name]
 
 
-def _t(dt) -> str:
-    return dtype_title(dt)
+_t = dtype_title
 
 
-def _not_bool(name):
-    def check(*arrays):
-        for a in arrays:
-            if a.dtype == _BOOL:
-                raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
-    return check
-
-
-NOT_BOOL = {k: _not_bool(k) for k in ("addmm_impl_cpu_", "bmm", "dot", "addmv_impl_cpu", "baddbmm")}
+def _no_bool(a, name):
+    if a.dtype == _BOOL:
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
 
 # ------------------------------------------------------------------------------ checks (meta)
-def _mm_check(a, b, *, self_name="self", dtypes=True):
+def _mm_check(a, b, *, self_name="self"):
     if a.dim() != 2:
         raise RuntimeError(f"{self_name} must be a matrix")
     if b.dim() != 2:
@@ -54,7 +47,7 @@ def _mm_check(a, b, *, self_name="self", dtypes=True):
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({fmt_shape(a.shape)} and "
                            f"{fmt_shape(b.shape)})")
-    if dtypes and a.dtype is not b.dtype:
+    if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cname(a.dtype)} != "
                            f"{cname(b.dtype)}")
     return (a.shape[0], b.shape[1])
@@ -188,8 +181,7 @@ def matmul_meta(a, b, has_out=False):
 def mm(a, b):
     if a.ndim != 2 or b.ndim != 2:
         raise ValueError("mm: shapes")
-    if a.dtype == _BOOL:
-        NOT_BOOL["addmm_impl_cpu_"](a)
+    _no_bool(a, "addmm_impl_cpu_")
     return np.matmul(a, b)
 
 
@@ -207,7 +199,7 @@ def _(grad, a, b):
 def bmm(a, b):
     if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0]:
         raise ValueError("bmm: shapes")
-    NOT_BOOL["bmm"](a)
+    _no_bool(a, "bmm")
     return np.matmul(a, b)
 
 
@@ -225,7 +217,7 @@ def _(grad, a, b):
 def mv(a, b):
     if a.ndim != 2 or b.ndim != 1:
         raise ValueError("mv: shapes")
-    NOT_BOOL["addmv_impl_cpu"](a)
+    _no_bool(a, "addmv_impl_cpu")
     return np.matmul(a, b)
 
 
@@ -245,7 +237,7 @@ def _(grad, a, b):
 def dot(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError("dot: shapes")
-    NOT_BOOL["dot"](a)
+    _no_bool(a, "dot")
     return np.array(np.dot(a, b))
 
 
@@ -263,7 +255,7 @@ def _(grad, a, b):
 def vdot(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError("vdot: shapes")
-    NOT_BOOL["dot"](a)
+    _no_bool(a, "dot")
     return np.array(np.vdot(a, b))
 
 
@@ -280,8 +272,7 @@ def _(grad, a, b):
 def matmul(a, b):
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: 0-d")
-    if a.dtype == _BOOL:
-        NOT_BOOL["bmm"](a)
+    _no_bool(a, "bmm")
     if a.ndim >= 3 and b.ndim <= 2 and a.flags.c_contiguous:
         # one BLAS call on the folded (batch * m, k) matrix instead of one per batch
         k = a.shape[-1]

@@ -103,7 +103,9 @@ class Adam(Optimizer):
         if group["maximize"]:
             grad = -grad
         exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
-        step_t.add_(1)
+        # the counter is a 0-d float tensor as in torch; refilling it skips a tensor op per parameter
+        step = _get_value(step_t) + 1
+        step_t.fill_(step)
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * wd)
@@ -114,7 +116,6 @@ class Adam(Optimizer):
             grad, exp_avg, exp_avg_sq, p = (t.view_as_real() for t in (grad, exp_avg, exp_avg_sq, p))
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        step = _get_value(step_t)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
         step_size = _get_value(lr / bias_correction1)
