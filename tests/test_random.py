@@ -334,7 +334,8 @@ def test_dtypes_match_torch():
              lambda L: L.randperm(3), lambda L: L.normal(2.0, 1.0, (2,)),
              lambda L: L.bernoulli(L.zeros(2, dtype=L.float64)),
              lambda L: L.multinomial(L.ones(3), 2), lambda L: L.rand_like(L.zeros(2, dtype=L.float16)),
-             lambda L: L.randint_like(L.zeros(2), 2, 5), lambda L: L.randint_like(L.zeros(2, dtype=L.int32), 5),
+             lambda L: L.randint_like(L.zeros(2), 2, 5),
+             lambda L: L.randint_like(L.zeros(2, dtype=L.int32), 5),
              lambda L: L.empty(2, dtype=L.int32).bernoulli_(0.5),
              lambda L: L.empty(2, dtype=L.uint8).random_()]
     for c in cases:

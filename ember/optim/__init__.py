@@ -10,7 +10,7 @@ Example:
 """
 from __future__ import annotations
 
-from . import adam as _adam_mod, adamw as _adamw_mod, optimizer, sgd as _sgd_mod  # noqa: F401
+from . import adam, adamw, optimizer, sgd  # noqa: F401  (torch.optim.adam etc. are modules too)
 from .adam import Adam
 from .adamw import AdamW
 from .optimizer import Optimizer

@@ -47,7 +47,8 @@ def register_pytree_node(cls, flatten_fn: Callable, unflatten_fn: Callable, *,
 
 
 def is_namedtuple_class(cls) -> bool:
-    return (isinstance(cls, type) and issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+    return (isinstance(cls, type) and issubclass(cls, tuple)
+            and isinstance(getattr(cls, "_fields", None), tuple)
             and all(type(f) is str for f in cls._fields)
             and callable(getattr(cls, "_make", None)) and callable(getattr(cls, "_asdict", None)))
 

@@ -25,8 +25,11 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.parametrize("name, kwargs", CONFIGS,
-                         ids=lambda c: c if isinstance(c, str) else ",".join(f"{a}={b}" for a, b in c.items()))
+def _id(c):
+    return c if isinstance(c, str) else ",".join(f"{a}={b}" for a, b in c.items())
+
+
+@pytest.mark.parametrize("name, kwargs", CONFIGS, ids=_id)
 @pytest.mark.parametrize("foreach", [False, True], ids=["single", "foreach"])
 def test_adam_matches_torch(name, kwargs, foreach):
     if foreach and (isinstance(kwargs.get("lr"), np.ndarray) or kwargs.get("fused")):

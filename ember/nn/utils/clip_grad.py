@@ -10,6 +10,8 @@ Example:
 """
 from __future__ import annotations
 
+from ..._tensor_methods.shape_copy import stack
+
 import math
 import warnings
 
@@ -62,11 +64,7 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
 
 
 def _stack(scalars):
-    import ember
-    if hasattr(ember, "stack"):
-        return ember.stack(scalars)
-    out = scalars[0].reshape(1)
-    return out.new_tensor([s.item() for s in scalars])
+    return stack(scalars)
 
 
 @no_grad()

@@ -8,13 +8,14 @@ Example:
 """
 from __future__ import annotations
 
+from ..._tensor_methods.shape_copy import cat
+
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters):
     """All parameters flattened and concatenated into one 1-D tensor."""
-    import ember
-    return ember.cat([p.reshape(-1) for p in parameters])
+    return cat([p.reshape(-1) for p in parameters])
 
 
 def vector_to_parameters(vec, parameters) -> None:
