@@ -210,7 +210,7 @@ def from_numpy(ndarray: np.ndarray):
         raise ValueError(_NEGATIVE_STRIDES)
     dt = D.from_numpy_dtype(ndarray.dtype)
     t = wrap(ndarray, dt)
-    t._version = VersionCounter()
+    t._vc = VersionCounter()
     return t
 
 

@@ -108,7 +108,7 @@ def wrap(arr: np.ndarray, dtype=None) -> "Tensor":
     t = _new(Tensor)
     t._data = arr
     t._dtype = dtype or _FROM_NP[arr.dtype]
-    t._meta = t._base = t._storage = t._version = t._grad_fn = t._ameta = None
+    t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
     t._output_nr = 0
     t._requires_grad = False
     return t
@@ -120,7 +120,7 @@ def wrap_meta(shape, dtype, strides=None, offset=0) -> "Tensor":
     t._dtype = dtype
     shape = tuple(shape)
     t._meta = (shape, tuple(strides) if strides is not None else contiguous_strides(shape), offset)
-    t._base = t._storage = t._version = t._grad_fn = t._ameta = None
+    t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
     t._output_nr = 0
     t._requires_grad = False
     return t
@@ -316,9 +316,9 @@ def _wrap_out(op, r, args, out_dt, low):
     if op.is_view:
         src = args[0]
         t._base = src._base if src._base is not None else src
-        t._version = src._version_cell()
+        t._vc = src._version_cell()
     else:
-        t._base = t._version = None
+        t._base = t._vc = None
     return t
 
 
@@ -365,7 +365,7 @@ def _wrap_meta_out(op, m, args):
     if op.is_view:
         src = args[0]
         t._base = src._base if src._base is not None else src
-        t._version = src._version_cell()
+        t._vc = src._version_cell()
     return t
 
 
@@ -397,7 +397,7 @@ def edge_of(t):
     fn = t._grad_fn
     if fn is not None:
         vv = fn.view_version
-        if vv is not None and t._base is not None and vv != t._version.value:
+        if vv is not None and t._base is not None and vv != t._vc.value:
             fn = _regenerate_view_fn(t, fn)
         return (fn, t._output_nr)
     if t._requires_grad:
@@ -492,7 +492,7 @@ def _record(op, args, params, outs, inplace_self_saved=None):
                 saved.append(_Const(v))
     node.saved = saved
     if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
-        node.view_version = outs_t[0]._version.value
+        node.view_version = outs_t[0]._vc.value
     diff = op.differentiable_outputs
     for i, o in enumerate(outs_t):
         if (diff is None or i in diff) and o._dtype.category >= 2:

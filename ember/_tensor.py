@@ -91,7 +91,7 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         t._meta = data._meta
         t._base = data._base
         t._storage = data._storage
-        t._version = data._version_cell()
+        t._vc = data._version_cell()
         t._grad_fn = None
         t._output_nr = 0
         t._requires_grad = bool(require_grad)
@@ -197,14 +197,16 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return st
 
     def _version_cell(self) -> VersionCounter:
-        v = self._version
+        v = self._vc
         if v is None:
-            v = self._version = VersionCounter()
+            v = self._vc = VersionCounter()
         return v
 
     @property
-    def _version_value(self) -> int:
-        return self._version.value if self._version is not None else 0
+    def _version(self) -> int:
+        """How many in-place writes this tensor's family has seen (torch's ``t._version``)."""
+        return self._vc.value if self._vc is not None else 0
+
 
     def _is_view(self) -> bool:
         return self._base is not None
@@ -360,7 +362,7 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         t._data, t._dtype, t._meta = self._data, self._dtype, self._meta
         t._base = None
         t._storage = self._storage if self._base is None else None
-        t._version = self._version_cell()
+        t._vc = self._version_cell()
         t._grad_fn = t._ameta = None
         t._output_nr = 0
         t._requires_grad = False
@@ -380,7 +382,7 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
     def data(self):
         """The same memory as a tensor outside autograd with a fresh version counter."""
         t = self.detach()
-        t._version = VersionCounter()
+        t._vc = VersionCounter()
         return t
 
     @data.setter
@@ -394,7 +396,7 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
     def _output_alias(self, node, output_nr):
         """A tensor sharing this one's data whose grad_fn is ``node`` (unpacked saved outputs)."""
         t = self.detach()
-        t._version = self._version_cell()
+        t._vc = self._version_cell()
         t._grad_fn, t._output_nr, t._requires_grad = node, output_nr, True
         return t
 

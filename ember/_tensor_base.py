@@ -25,7 +25,7 @@ class TensorBase:
         "_meta",           # (shape, strides, offset) for meta tensors, else None
         "_base",           # the root tensor this one views, or None
         "_storage",        # UntypedStorage, created lazily for roots
-        "_version",        # VersionCounter shared by views and detach(); None until first needed
+        "_vc",             # VersionCounter shared by views and detach(); None until first needed
         "_grad_fn",        # Node that produced this tensor (None for leaves)
         "_output_nr",      # which output of _grad_fn this is
         "_requires_grad",  # True for leaves that require grad and for every non-leaf in a graph

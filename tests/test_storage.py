@@ -8,9 +8,8 @@ import ember
 
 
 def _ver(t) -> int:
-    """The version number (torch's ``t._version``; ember keeps the shared cell in ``_version``)."""
-    v = t._version
-    return v if isinstance(v, int) else t._version_value
+    """The version number (torch's ``t._version``, an int in both libraries)."""
+    return t._version
 
 
 def _views(lib):

@@ -16,9 +16,8 @@ def _w(lib):
 
 
 def ver(t) -> int:
-    """The version number (ember's ``_version`` slot holds the shared counter cell itself)."""
-    v = t._version
-    return v if isinstance(v, int) else t._version_value
+    """The version number (torch's ``t._version``, an int in both libraries)."""
+    return t._version
 
 
 # ------------------------------------------------------------------ version counters

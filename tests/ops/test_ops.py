@@ -365,10 +365,10 @@ def check_inplace(op):
                 with pytest.raises(type(terr)):
                     op.inplace(ember, *eargs, **ekw)
                 continue
-            v0 = eargs[0]._version_value
+            v0 = eargs[0]._version
             eres = op.inplace(ember, *eargs, **ekw)
             assert eres is eargs[0], f"{label}: in-place result is not args[0]"
-            assert eargs[0]._version_value > v0, f"{label}: _version not bumped"
+            assert eargs[0]._version > v0, f"{label}: _version not bumped"
             assert_same(eres, tres, atol, rtol, label)
 
 
@@ -388,10 +388,10 @@ def check_out(op):
             tout = torch.empty(tref.shape, dtype=tref.dtype)
             eout = ember.empty(tuple(eref.shape), dtype=eref.dtype)
             op.out(torch, *targs, out=tout, **tkw)
-            v0 = eout._version_value
+            v0 = eout._version
             res = op.out(ember, *eargs, out=eout, **ekw)
             assert res is eout, f"{label}: out= did not return out"
-            assert eout._version_value > v0, f"{label}: out= did not bump _version"
+            assert eout._version > v0, f"{label}: out= did not bump _version"
             assert_same(eout, tout, atol, rtol, label)
 
 
