@@ -27,7 +27,13 @@ from ._tensor_base import AutogradMeta, TensorBase
 from .autograd.grad_mode import STATE
 from .autograd.graph import (AccumulateGrad, LOCAL as GRAPH_LOCAL, Node, SavedTensor,
                              node_class_for)
+from .autograd.graph import _seq as _SEQ
 from .ops._registry import OpDef, TensorMeta
+
+
+def _stack_trace():
+    import traceback
+    return traceback.format_stack()[:-3]
 
 __all__ = ["dispatch", "dispatch_inplace", "dispatch_out", "wrap", "set_tensor_class",
            "TorchDispatchMode", "edge_of"]
@@ -423,14 +429,14 @@ def _regenerate_view_fn(t, fn):
 
 
 def grad_accumulator(t):
+    """The leaf's AccumulateGrad, made once and kept by the tensor (the node refers back weakly, so
+    there is no tensor <-> node cycle)."""
     am = t._ameta
     if am is None:
         am = t._ameta = AutogradMeta()
-    acc = am.acc() if am.acc is not None else None
+    acc = am.acc
     if acc is None:
-        import weakref
-        acc = AccumulateGrad(t)
-        am.acc = weakref.ref(acc)
+        acc = am.acc = AccumulateGrad(t)
     return acc
 
 
@@ -442,13 +448,21 @@ def _record(op, args, params, outs, inplace_self_saved=None):
     """Create the op's Node: edges to every input, saved values, and outputs' grad_fn."""
     cls = op.node_class or node_class_for(op)
     node = _new(cls)
-    Node.__init__(node, ())
+    node._seq = next(_SEQ)
+    node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain_hooks = None
+    node._metadata = node.view_version = None
+    node._trace = _stack_trace() if GRAPH_LOCAL.anomaly else None
     edges, metas = [], []
     for a in args:
         if isinstance(a, TensorBase):
             if a._requires_grad:
-                edges.append(edge_of(a))
-                metas.append((_shape(a), a._dtype))
+                fn = a._grad_fn
+                if fn is not None and fn.view_version is None:
+                    edges.append((fn, a._output_nr))
+                else:
+                    edges.append(edge_of(a))
+                d = a._data
+                metas.append((d.shape if d is not None else a._meta[0], a._dtype))
             else:
                 edges.append((None, 0))
                 metas.append(None)
@@ -517,11 +531,40 @@ def _check_inplace_leaf(t, op_name):
                                "in-place operation.")
 
 
+_FAST_INPLACE = (np.dtype(np.float32), np.dtype(np.float64))
+_SCALAR_TYPES = (int, float)
+
+
+def _inplace_ufunc(op, self, args, params) -> bool:
+    """Write ``op(self, *args)`` straight into self's memory with the op's ufunc when dtypes already
+    agree (float32/float64 with a same-dtype tensor or a real Python scalar): no temporary, no copy."""
+    d = self._data
+    if d is None or d.dtype not in _FAST_INPLACE or not d.flags.writeable:
+        return False
+    operands = [d]
+    for a in args:
+        if type(a) in _SCALAR_TYPES:
+            operands.append(a)
+        elif isinstance(a, TensorBase) and a._data is not None and a._data.dtype == d.dtype:
+            operands.append(a._data)
+        else:
+            return False
+    try:
+        op.ufunc(*operands, out=d, **params)
+    except ValueError:  # broadcasting would change self's shape: the slow path raises torch's error
+        return False
+    return True
+
+
 def dispatch_inplace(op: OpDef, self, *args, **params):
     """``self.op_(*args)``: compute, check shape and dtype, write into self, bump its version."""
     _check_inplace_leaf(self, op.name)
     grad = STATE.enabled and op.backward is not None and (
         self._requires_grad or any(a._requires_grad for a in _flat_tensors(args)))
+    if not grad and op.ufunc is not None and (not params or op.ufunc_params) and not _MODES.stack \
+            and _inplace_ufunc(op, self, args, params):
+        self._version_cell().value += 1
+        return self
     if grad:
         saved_self = self.clone() if 0 in op.save_inputs else None
         prev = STATE.enabled

@@ -141,7 +141,8 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
 
 def _run_tensor_hooks(node, buf) -> None:
     if type(node) is AccumulateGrad:
-        am = node.variable._ameta
+        var = node.variable
+        am = var._ameta if var is not None else None  # a leaf nobody holds any more has no hooks
         if am is not None and am.hooks and buf[0] is not None:
             for fn in list(am.hooks.values()):
                 r = fn(buf[0])

@@ -16,6 +16,7 @@ import itertools
 import re
 import threading
 import traceback
+import weakref
 from collections import OrderedDict
 
 from ..utils.hooks import RemovableHandle
@@ -184,21 +185,25 @@ def node_class_for(op) -> type:
 class AccumulateGrad(Node):
     """Accumulates into ``variable.grad``: in place into an existing grad unless ``create_graph``."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("_variable",)
 
     def __init__(self, variable):
         Node.__init__(self, ())
         self._seq = float("inf")  # torch runs these as soon as they are ready
-        self.variable = variable
+        self._variable = weakref.ref(variable)  # the leaf owns this node; no cycle back to it
+
+    @property
+    def variable(self):
+        return self._variable()
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads):
         # the leaf's tensor hooks already ran in the engine (autograd.grad captures after them)
-        var = self.variable
+        var = self._variable()
         g = grads[0]
-        if g is None:
+        if g is None or var is None:
             return ()
         am = var._ameta
         accumulate_into(var, g)

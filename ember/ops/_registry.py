@@ -56,6 +56,8 @@ class OpDef:
         self.promotion = promotion if kind == "pointwise" else "none"
         self.expr = expr
         self.promote_args = promote_args  # which positional args take part in promotion (None: all)
+        self.ufunc = None  # a NumPy ufunc equal to the kernel without params: in-place ops write with out=
+        self.ufunc_params = False  # the ufunc-like writer also takes the op's params
         self.num_outputs = num_outputs
         self.differentiable_outputs = differentiable_outputs
         self.input_names = tuple(p.name for p in inspect.signature(kernel).parameters.values()

@@ -650,3 +650,50 @@ def imag(a):
 
 
 imag.derivative(lambda grad: grad * 1j)
+
+
+# ----------------------------------------------------------------------------- in-place writers
+# ``op.ufunc(*operands, out=self)`` lets ``x.op_(...)`` write straight into x's memory when dtypes
+# already agree (see _dispatch.dispatch_inplace); each computes exactly what its kernel computes.
+
+
+def _lerp_into(a, b, w, *, out):
+    if type(w) is np.ndarray:
+        out[...] = lerp.kernel(a, b, w)
+        return
+    diff = np.subtract(b, a)
+    if builtins.abs(w) < 0.5:
+        np.multiply(diff, w, out=diff)
+        np.add(a, diff, out=out)
+    else:
+        np.multiply(diff, 1 - w, out=diff)
+        np.subtract(b, diff, out=out)
+
+
+def _addcmul_into(a, t1, t2, *, out, value=1):
+    prod = np.multiply(t1, t2)
+    if value != 1:
+        np.multiply(prod, value, out=prod)
+    np.add(a, prod, out=out)
+
+
+def _addcdiv_into(a, t1, t2, *, out, value=1):
+    q = np.true_divide(t1, t2)
+    if value != 1:
+        np.multiply(q, value, out=q)
+    np.add(a, q, out=out)
+
+
+def _relu_into(a, *, out):
+    np.maximum(a, 0, out=out)
+
+
+for _op, _fn in ((add, np.add), (sub, np.subtract), (mul, np.multiply), (div, np.true_divide),
+                 (neg, np.negative), (exp, np.exp), (sqrt, np.sqrt), (tanh, np.tanh),
+                 (sin, np.sin), (cos, np.cos), (maximum, np.maximum), (minimum, np.minimum),
+                 (relu, _relu_into), (lerp, _lerp_into)):
+    _op.ufunc = _fn
+for _op, _fn in ((addcmul, _addcmul_into), (addcdiv, _addcdiv_into)):
+    _op.ufunc = _fn
+    _op.ufunc_params = True
+del _op, _fn
