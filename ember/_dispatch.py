@@ -516,7 +516,6 @@ def _record(op, args, params, outs, inplace_self_saved=None):
     return node
 
 
-Node._n_out = 1  # default for nodes with one output (class attribute read by the engine)
 
 
 # ------------------------------------------------------------------------------ in-place and out=

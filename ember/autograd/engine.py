@@ -32,7 +32,7 @@ def queue_callback(fn) -> None:
 
 
 def _n_outputs(node) -> int:
-    return getattr(node, "_n_out", 1)
+    return node._n_out
 
 
 def _graph(roots, targets):
@@ -102,11 +102,13 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
     STATE.enabled = create_graph
     _TLS.callbacks.append([])
     try:
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            _, _, node = heapq.heappop(heap)
+            node = pop(heap)[2]
             buf = buffers.pop(node)
-            _run_tensor_hooks(node, buf)
-            if node in capture_at:
+            if node._tensor_pre_hooks or node._retain_hooks or type(node) is AccumulateGrad:
+                _run_tensor_hooks(node, buf)
+            if capture_at and node in capture_at:
                 for nr, i in capture_at[node]:
                     captured[i] = buf[nr]
                 # a captured non-leaf whose inputs lead to no other target need not run
@@ -123,13 +125,13 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                     continue
                 cbuf = buffers.get(child)
                 if cbuf is None:
-                    cbuf = buffers[child] = [None] * _n_outputs(child)
+                    cbuf = buffers[child] = [None] * child._n_out
                 if g is not None:
                     cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
-                    heapq.heappush(heap, (-child._seq, tick, child))
+                    push(heap, (-child._seq, tick, child))
                     tick += 1
         for fn in _TLS.callbacks[-1]:
             fn()
@@ -164,9 +166,14 @@ def _call(node, buf):
             r = fn(tuple(buf))
             if r is not None:
                 buf = _checked(fn, r, len(buf))
-    if all(g is None for g in buf):
-        outs = [None] * len(node.next_functions)
-    elif LOCAL.anomaly:
+    for g in buf:
+        if g is not None:
+            break
+    else:
+        return [None] * len(node.next_functions)
+    if not LOCAL.anomaly:
+        outs = node.apply(buf)
+    else:
         try:
             outs = node.apply(buf)
             if LOCAL.anomaly_check_nan:
@@ -174,8 +181,6 @@ def _call(node, buf):
         except Exception:
             _warn_trace(node)
             raise
-    else:
-        outs = node.apply(buf)
     if node._hooks:
         for fn in list(node._hooks.values()):
             r = fn(tuple(outs), tuple(buf))

@@ -58,6 +58,8 @@ class Node:
         self._metadata = self.view_version = None
         self._trace = traceback.format_stack()[:-2] if LOCAL.anomaly else None
 
+    _n_out = 1  # outputs of the forward op (a class attribute: multi-output node classes set theirs)
+
     def name(self) -> str:
         return type(self).__name__
 

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ._registry import primitive
+from .pointwise_backward import sigmoid_backward, tanh_backward, threshold_backward
 from ._special import special as _sp
 
 # torch gives inf/nan silently; NumPy warns. A filter on the kernels' modules costs nothing until a
@@ -108,8 +109,9 @@ def mul(a, b):
 
 
 @mul.derivative
-def _(grad, a, b):
-    return grad * _conj(b), grad * _conj(a)
+def _(grad, a, b, *, needs_input_grad):
+    return (grad * _conj(b) if needs_input_grad[0] else None,
+            grad * _conj(a) if needs_input_grad[1] else None)
 
 
 @primitive("div", kind="pointwise", promotion="int_to_float", expr="a / b")
@@ -311,12 +313,14 @@ acos = _unary("acos", np.arccos, "acos(a)", lambda grad, a: -grad * (1 - a * a).
 atan = _unary("atan", np.arctan, "atan(a)", lambda grad, a: grad / (1 + a * a))
 sinh = _unary("sinh", np.sinh, "sinh(a)", lambda grad, a: grad * _conj(a.cosh()))
 cosh = _unary("cosh", np.cosh, "cosh(a)", lambda grad, a: grad * _conj(a.sinh()))
-tanh = _unary("tanh", np.tanh, "tanh(a)", lambda grad, out: grad * _conj(1 - out * out))
+tanh = _unary("tanh", np.tanh, "tanh(a)", lambda grad, out: grad * _conj(1 - out * out)
+               if out.is_complex() else grad._op(tanh_backward, out))
 asinh = _unary("asinh", np.arcsinh, "asinh(a)", lambda grad, a: grad * (a * a + 1).rsqrt())
 acosh = _unary("acosh", np.arccosh, "acosh(a)", lambda grad, a: grad * (a * a - 1).rsqrt())
 atanh = _unary("atanh", np.arctanh, "atanh(a)", lambda grad, a: grad / (1 - a * a))
 sigmoid = _unary("sigmoid", _sigmoid, "1 / (1 + exp(-a))",
-                 lambda grad, out: grad * _conj(out * (1 - out)))
+                 lambda grad, out: grad * _conj(out * (1 - out))
+                 if out.is_complex() else grad._op(sigmoid_backward, out))
 erf = _unary("erf", lambda a: _sp().erf(a), "erf(a)",
              lambda grad, a: grad * (2.0 / math.sqrt(math.pi)) * (-(a * a)).exp())
 erfc = _unary("erfc", lambda a: _sp().erfc(a), "erfc(a)",
@@ -331,7 +335,8 @@ def _relu(a):
     return np.maximum(a, 0, dtype=a.dtype)
 
 
-relu = _unary("relu", _relu, "max(a, 0)", lambda grad, out: grad * (out > 0), promotion="default")
+relu = _unary("relu", _relu, "max(a, 0)", lambda grad, out: grad._op(threshold_backward, out),
+              promotion="default")
 
 
 def _rounding(name, fn, kname):
