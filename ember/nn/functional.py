@@ -16,6 +16,7 @@ import math
 from .. import _dtype as D
 from .._creation import arange, empty_like
 from .._tensor import Tensor
+from .._tensor_methods.linalg import addmm
 from .._tensor_methods.pointwise import where
 from ..autograd.grad_mode import no_grad
 from ..overrides import public
@@ -42,6 +43,8 @@ def _expm1(x):
 @public
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``; input ``(*, in)``, weight ``(out, in)``, bias ``(out,)``."""
+    if bias is not None and input.dim() == 2:  # one fused addmm, as torch does (AddmmBackward0)
+        return addmm(bias, input, weight.t())
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 

@@ -191,8 +191,9 @@ def _(a, b):
 
 
 @mm.derivative
-def _(grad, a, b):
-    return grad.mm(b.mH), a.mH.mm(grad)
+def _(grad, a, b, *, needs_input_grad):
+    return (grad.mm(b.mH) if needs_input_grad[0] else None,
+            a.mH.mm(grad) if needs_input_grad[1] else None)
 
 
 @primitive("bmm")
@@ -373,9 +374,11 @@ def _(inp, a, b, *, beta=1, alpha=1):
 
 
 @addmm.derivative
-def _(grad, a, b, *, beta, alpha):
+def _(grad, a, b, *, beta, alpha, needs_input_grad):
     gab = grad if alpha == 1 else grad * alpha
-    return _input_grad(grad, beta), gab.mm(b.mH), a.mH.mm(gab)
+    return (_input_grad(grad, beta) if needs_input_grad[0] else None,
+            gab.mm(b.mH) if needs_input_grad[1] else None,
+            a.mH.mm(gab) if needs_input_grad[2] else None)
 
 
 @primitive("addmv")
