@@ -31,6 +31,8 @@ from .autograd.grad_mode import is_inference_mode_enabled
 from ._tensor_methods import (foreach as _m_foreach, indexing as _m_indexing, linalg as _m_linalg,
                               pointwise as _m_pointwise, random as _m_random,
                               reduction as _m_reduction, shape_copy as _m_shape_copy, view as _m_view)
+from ._tensor_methods import (pointwise_math as _m_pointwise_math, scan as _m_scan,
+                              sorting as _m_sorting)
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
@@ -41,7 +43,7 @@ channels_last = "channels_last"
 preserve_format = "preserve"
 
 for _mod in (_m_pointwise, _m_reduction, _m_view, _m_shape_copy, _m_indexing, _m_linalg, _m_random,
-             _m_foreach):
+             _m_foreach, _m_pointwise_math, _m_sorting, _m_scan):
     globals().update(_mod.FUNCTIONS)
 del _mod
 
@@ -49,6 +51,10 @@ from . import accelerator, backends, cuda, optim, testing  # noqa: E402
 from . import nn  # noqa: E402
 from ._threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,  # noqa: E402
                        set_num_threads)
+from . import serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
+from ._serialization._names import add_safe_globals  # noqa: E402
+from ._dlpack import from_dlpack  # noqa: E402
 
 __version__ = "0.1.0"
 

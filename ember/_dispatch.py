@@ -588,7 +588,7 @@ def _write_result(name, self, res):
     if res._dtype is not self._dtype and not D.can_cast(res._dtype, self._dtype):
         raise RuntimeError(f"result type {dtype_title(res._dtype)} can't be cast to the desired "
                            f"output type {dtype_title(self._dtype)}")
-    if self._data is not None:
+    if self._data is not None and self._data.size:  # nothing to write into an empty tensor
         if not self._data.flags.writeable:  # an expanded (broadcast) view: elements overlap
             raise RuntimeError(f"{name}(): unsupported operation: more than one element of the "
                                "written-to tensor refers to a single memory location. Please clone() "

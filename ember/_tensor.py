@@ -31,9 +31,12 @@ from ._tensor_methods.foreach import ForeachMixin
 from ._tensor_methods.indexing import IndexingMixin
 from ._tensor_methods.linalg import LinalgMixin
 from ._tensor_methods.pointwise import PointwiseMixin
+from ._tensor_methods.pointwise_math import PointwiseMathMixin
 from ._tensor_methods.random import RandomMixin
 from ._tensor_methods.reduction import ReductionMixin
+from ._tensor_methods.scan import ScanMixin
 from ._tensor_methods.shape_copy import ShapeCopyMixin
+from ._tensor_methods.sorting import SortingMixin
 from ._tensor_methods.view import ViewMixin
 from .autograd import engine
 from .autograd.grad_mode import STATE
@@ -50,7 +53,7 @@ _new = object.__new__
 
 
 class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMixin, IndexingMixin,
-             LinalgMixin, RandomMixin, ForeachMixin):
+             LinalgMixin, RandomMixin, ForeachMixin, PointwiseMathMixin, SortingMixin, ScanMixin):
     """A multi-dimensional array with autograd; ``ember.Tensor(2, 3)`` is uninitialised float32."""
 
     __slots__ = ("__dict__", "__weakref__")
@@ -623,6 +626,15 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data
+
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing this tensor's memory (see ``ember.from_dlpack``)."""
+        from ._dlpack import to_dlpack
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        from ._dlpack import dlpack_device
+        return dlpack_device(self)
 
     def __array__(self, dtype=None, copy=None):
         a = self.detach().numpy()

@@ -27,11 +27,11 @@ LAYERS = [
     # L2 tensor + autograd
     ("autograd/*", 2), ("_tensor_base.py", 2), ("_dispatch.py", 2), ("overrides.py", 2),
     ("_tensor_methods/*", 2), ("_tensor.py", 2), ("_creation.py", 2), ("_indexing*.py", 2),
-    ("_tensor_str.py", 2), ("_tensor_pickle.py", 2), ("random.py", 2),
+    ("_tensor_str.py", 2), ("_tensor_pickle.py", 2), ("_dlpack.py", 2), ("random.py", 2),
     ("utils/_python_dispatch.py", 2),
     # L3 the torch.* surface
     ("_functions.py", 3), ("_functions/*", 3), ("serialization.py", 3), ("_serialization/*", 3),
-    ("testing/*", 3), ("accelerator.py", 3), ("functional.py", 3), ("_linalg*.py", 3),
+    ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3), ("functional.py", 3), ("_linalg*.py", 3),
     ("linalg/*", 3), ("special/*", 3), ("fft/*", 3),
     # L8 before L4 so nn/parallel is not taken for nn
     ("nn/parallel/*", 8), ("distributed/*", 8),

@@ -319,6 +319,138 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return gather(input.expand(bi), dim, indices.expand(bx), out=out)
 
 
+# ----------------------------------------------------------------------------- put / masked_scatter / index_reduce
+def _put_checks(name, input, index, source):
+    if index.dtype is not D.int64:
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                           f"{dtype_title(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"{name}(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {dtype_title(input.dtype)} and source.dtype = "
+                           f"{dtype_title(source.dtype)}")
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but "
+                         f"got source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = input.numel()
+    if index.numel() and not input.is_meta:
+        flat = index.reshape(-1)
+        bad = (flat >= n) | (flat < -n)
+        if bool(bad.any()):
+            v = int(flat[bad.long().argmax()])
+            raise IndexError(f"out of range: tried to access index {v} on a tensor of {n} elements.")
+
+
+@public
+def put(input, index, source, accumulate=False):
+    """A copy of ``input`` with ``source`` written at the flat ``index`` (summed when ``accumulate``)."""
+    _put_checks("put", input, index, source)
+    flat = input.reshape(-1)
+    res = index_put(flat, (index.reshape(-1),), source.reshape(-1), accumulate)
+    return res.view(tuple(input.shape))
+
+
+@public
+def put_(input, index, source, accumulate=False):
+    """In-place ``put``: writes ``source`` at the flat ``index`` of ``input``."""
+    _put_checks("put_", input, index, source)
+    return input.copy_(put(input, index, source, accumulate))
+
+
+@public
+def masked_scatter(input, mask, source):
+    """A copy of ``input`` with consecutive elements of ``source`` written where ``mask`` is True.
+
+    >>> import ember
+    >>> ember.zeros(3).masked_scatter(ember.tensor([True, False, True]), ember.tensor([1., 2.])).tolist()
+    [1.0, 0.0, 2.0]
+    """
+    if mask.dtype is not D.bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{dtype_title(mask.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
+                           f"{dtype_title(input.dtype)} and {dtype_title(source.dtype)}")
+    shape = broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    x, m = input.expand(shape).reshape(-1), mask.expand(shape).reshape(-1)
+    pos = m.long().cumsum(0) - 1  # where each True takes its value from in source
+    count = int(pos[-1]) + 1 if pos.numel() else 0
+    if count > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    if count == 0:
+        return x.clone().view(shape)
+    taken = source.reshape(-1).index_select(0, pos.clamp(min=0))
+    return _where(m, taken, x).view(shape)
+
+
+@public
+def masked_scatter_(input, mask, source):
+    """In-place ``masked_scatter``."""
+    return input.copy_(masked_scatter(input, mask, source))
+
+
+_INDEX_REDUCE = ("prod", "mean", "amax", "amin")
+
+
+def _index_reduce_args(name, input, dim, index, source, reduce):
+    if reduce not in _INDEX_REDUCE:
+        raise RuntimeError(f"{name}(): Expected reduce to be one of prod, mean, amax or amin but got "
+                           f"{reduce}.")
+    d = _dim(input, dim)
+    if index.dim() > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    if index.dtype not in (D.int64, D.int32):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index")
+    n = source.shape[d] if source.dim() else 1
+    if index.numel() != n:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({n}), for dim: {d}")
+    shape = [1] * source.dim()
+    if shape:
+        shape[d] = -1
+    return d, index.long().reshape(shape).expand(tuple(source.shape))
+
+
+@public
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Reduce slices of ``source`` into a copy of ``input`` at ``index`` along ``dim`` ('prod', 'mean',
+    'amax', 'amin'; ``include_self`` counts input's own values)."""
+    d, idx = _index_reduce_args("index_reduce", input, dim, index, source, reduce)
+    return scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
+
+
+@public
+def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
+    """In-place ``index_reduce``."""
+    d, idx = _index_reduce_args("index_reduce_", input, dim, index, source, reduce)
+    return scatter_reduce_(input, d, idx, source, reduce, include_self=include_self)
+
+
+@public
+def fill_diagonal_(input, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal of ``input`` in place (all dims equal when > 2-D;
+    ``wrap`` continues the diagonal every ``cols + 1`` rows of a tall matrix, like NumPy)."""
+    import numpy as np
+    nd = input.dim()
+    if nd < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = tuple(input.shape)
+    if nd > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= s
+    step = sum(strides)
+    numel = acc
+    if nd == 2 and wrap and shape[0] > shape[1] + 1:
+        end = numel
+    else:
+        end = min(shape) * step
+    positions = input.new_tensor(np.arange(0, min(end, numel), step), dtype=D.int64)
+    flat = input.reshape(-1).index_fill(0, positions, fill_value)
+    return input.copy_(flat.view(shape))
+
+
 class IndexingMixin:
     __slots__ = ()
     gather = gather
@@ -329,6 +461,9 @@ class IndexingMixin:
     index_put, index_put_ = public(index_put), public(index_put_)
     masked_fill, masked_fill_, masked_select = masked_fill, masked_fill_, masked_select
     nonzero, argwhere, take, take_along_dim = nonzero, argwhere, take, take_along_dim
+    put, put_, masked_scatter, masked_scatter_ = put, put_, masked_scatter, masked_scatter_
+    index_reduce, index_reduce_ = index_reduce, index_reduce_
+    fill_diagonal_ = fill_diagonal_
 
 
 FUNCTIONS = dict(
@@ -336,5 +471,5 @@ FUNCTIONS = dict(
     index_select=index_select, index_add=index_add, index_copy=index_copy, index_fill=index_fill,
     index_put=IndexingMixin.index_put, index_put_=IndexingMixin.index_put_, masked_fill=masked_fill,
     masked_select=masked_select, nonzero=nonzero, argwhere=argwhere, take=take,
-    take_along_dim=take_along_dim,
+    take_along_dim=take_along_dim, put=put, masked_scatter=masked_scatter, index_reduce=index_reduce,
 )

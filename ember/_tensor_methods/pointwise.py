@@ -465,6 +465,8 @@ class PointwiseMixin:
     logaddexp, logaddexp2, hypot, hypot_ = logaddexp, logaddexp2, hypot, hypot_
     eq, eq_, ne, ne_, lt, lt_, le, le_, gt, gt_, ge, ge_ = eq, eq_, ne, ne_, lt, lt_, le, le_, gt, gt_, ge, ge_
     greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+    greater_, greater_equal_, less_, less_equal_, not_equal_ = gt_, ge_, lt_, le_, ne_
+    true_divide_ = _true_div_
     logical_and, logical_and_, logical_or, logical_or_ = logical_and, logical_and_, logical_or, logical_or_
     logical_xor, logical_xor_ = logical_xor, logical_xor_
     bitwise_and, bitwise_and_, bitwise_or, bitwise_or_ = bitwise_and, bitwise_and_, bitwise_or, bitwise_or_
@@ -531,7 +533,9 @@ _IN_PLACE_FUNCTIONS = ("exp_", "relu_", "sigmoid_", "tanh_", "abs_", "neg_", "sq
                        "reciprocal_", "erf_", "erfinv_", "square_", "nan_to_num_", "fix_", "negative_",
                        "clamp_min_", "clamp_max_", "exp2_", "expm1_", "log1p_", "log2_", "log10_",
                        "atan_", "asin_", "acos_", "sinh_", "cosh_", "frac_", "sgn_", "sign_", "fmod_",
-                       "remainder_", "lerp_", "addcmul_", "addcdiv_", "logical_not_", "bitwise_not_")
+                       "remainder_", "lerp_", "addcmul_", "addcdiv_", "logical_not_", "bitwise_not_",
+                       "acosh_", "asinh_", "atanh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
+                       "arctan_", "arctanh_", "erfc_", "tan_", "conj_physical_")
 
 FUNCTIONS = {n: f for n, f in _UNARY_FNS.items() if not n.endswith("_")}
 FUNCTIONS.update(

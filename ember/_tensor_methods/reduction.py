@@ -448,6 +448,12 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
 
 
+@_public("dist")
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (broadcast)."""
+    return vector_norm(input - other, p)
+
+
 # ----------------------------------------------------------------------------- the mixin
 class ReductionMixin:
     __slots__ = ()
@@ -456,7 +462,7 @@ class ReductionMixin:
         argmin, median
     var, std = var, std
     cumsum, cumsum_, cumprod, cumprod_, logsumexp = cumsum, cumsum_, cumprod, cumprod_, logsumexp
-    any, all, count_nonzero, norm = any, all, count_nonzero, norm
+    any, all, count_nonzero, norm, dist = any, all, count_nonzero, norm, dist
 
     def sum_to_size(self, *size):
         """Sum broadcast dims away so the result has ``size`` (the inverse of ``expand``)."""
@@ -481,4 +487,4 @@ FUNCTIONS = dict(sum=sum, mean=mean, nansum=nansum, nanmean=nanmean, prod=prod, 
                  max=max, min=min, aminmax=aminmax, argmax=argmax, argmin=argmin, median=median,
                  var=var, std=std, var_mean=var_mean, std_mean=std_mean, cumsum=cumsum,
                  cumprod=cumprod, logsumexp=logsumexp, any=any, all=all, count_nonzero=count_nonzero,
-                 norm=norm, return_types=return_types)
+                 norm=norm, dist=dist, return_types=return_types)

@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import sys
 import re
 import threading
 import traceback
@@ -208,21 +209,39 @@ class AccumulateGrad(Node):
         if g is None or var is None:
             return ()
         am = var._ameta
-        accumulate_into(var, g)
+        accumulate_into(var, g, _exclusive(g))
         if am is not None and am.post_acc_hooks:
             for fn in list(am.post_acc_hooks.values()):
                 fn(var)
         return ()
 
 
-def accumulate_into(var, g) -> None:
+# references to a gradient that only the engine holds, as counted inside AccumulateGrad.apply
+_ENGINE_REFS = 5
+
+
+def _exclusive(g) -> bool:
+    """Whether nobody but the engine can see ``g``'s memory, so ``.grad`` may take it without a copy
+    (torch steals the buffer on the same condition, checked by use count)."""
+    d = g._data
+    return (d is not None and g._base is None and d.base is None and
+            sys.getrefcount(g) <= _ENGINE_REFS + 1 and sys.getrefcount(d) <= 3)
+
+
+def accumulate_into(var, g, exclusive: bool = False) -> None:
     """``var.grad += g`` with torch's rules (fresh buffer first time; graph kept with create_graph)."""
     create_graph = STATE.enabled
     old = var.grad
     if g.shape != var.shape:
         g = g.sum_to_size(var.shape) if g.dim() >= var.dim() else g.expand(var.shape)
+        exclusive = False
     if old is None:
-        var._set_grad_unchecked(g if create_graph else g._detached_copy())
+        if create_graph:
+            var._set_grad_unchecked(g)
+        elif exclusive and g._dtype is var._dtype:
+            var._set_grad_unchecked(g.detach())
+        else:
+            var._set_grad_unchecked(g._detached_copy())
     elif create_graph:
         var._set_grad_unchecked(old + g)
     else:

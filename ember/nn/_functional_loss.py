@@ -16,6 +16,8 @@ import warnings
 from .. import _dtype as D
 from .._creation import arange
 from .._tensor_methods.pointwise import where
+from .._dispatch import dispatch
+from ..ops import nn_ops as NN
 from ..overrides import public
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
@@ -147,17 +149,6 @@ def _class_view(t, ndim: int):
     return t.view((t.shape[0],) + (1,) * (ndim - 2)) if ndim >= 2 else t
 
 
-def _check_nll_shapes(input, target):
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() >= 2 and input.shape[0] != target.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
-    expect = tuple(input.shape[:1]) + tuple(input.shape[2:]) if input.dim() >= 2 else ()
-    if tuple(target.shape) != expect:
-        raise RuntimeError(f"Expected target size {list(expect)}, got {list(target.shape)}")
-
-
 def _target_mask(input, target, ignore_index: int):
     """``(mask, hits)``: boolean ``target == class`` mask shaped like ``input`` (ignored entries all
     False) and the number of selected targets as a Python int."""
@@ -183,17 +174,14 @@ def _unsq(t, ndim):
     return t.unsqueeze(1) if ndim >= 2 else t
 
 
-def _gather_targets(input, target, cdim: int):
-    """``input`` at each target class, shaped like ``target``; None when some target is out of range
-    (ignored or invalid), which the masked path then sorts out."""
-    if target.dtype is not D.int64:
-        return None
-    try:
-        if input.dim() >= 2:
-            return input.gather(1, target.unsqueeze(1)).squeeze(1)
-        return input.gather(0, target.reshape(1)).reshape(())
-    except RuntimeError:
-        return None
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _enum(reduction: str) -> int:
+    r = _REDUCTION_ENUM.get(reduction)
+    if r is None:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return r
 
 
 @public
@@ -201,48 +189,22 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
              reduction: str = "mean"):
     """Negative log-likelihood of class indices: input ``(N, C, ...)`` log-probs, target ``(N, ...)``."""
     reduction = _reduction(size_average, reduce, reduction)
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    _check_nll_shapes(input, target)
-    cdim = 1 if input.dim() >= 2 else 0
-    c = input.shape[cdim]
-    picked = None if 0 <= ignore_index < c else _gather_targets(input, target, cdim)
-    if picked is not None:
-        # fast path: every target is a valid class, so a gather selects them
-        if weight is None:
-            if reduction == "mean":
-                n = picked.numel()
-                return picked.sum() * (-1.0 / n if n else float("nan"))
-            return -picked.sum() if reduction == "sum" else -picked
-        w = weight[target]
-        loss = -(picked * w)
-        return loss.sum() / w.sum() if reduction == "mean" else _reduce(loss, reduction)
-    mask, hits = _target_mask(input, target, ignore_index)
-    picked = where(mask, input, 0)
-    if weight is not None:
-        w = where(mask, _class_view(weight, input.dim()), 0)
-        loss = -(picked * w).sum(cdim)
-        if reduction == "mean":
-            return loss.sum() / w.sum()
-    else:
-        if reduction == "mean":
-            # the mean over selected targets (NaN when every target is ignored, as torch)
-            return picked.sum() * (-1.0 / hits if hits else float("nan"))
-        loss = -picked.sum(cdim)
-    return _reduce(loss, reduction)
+    red = _enum(reduction)
+    # the shape checks run eagerly: NumPy would broadcast a mismatched target silently
+    NN.nll_loss.meta_rule(input, target, weight, reduction=red, ignore_index=ignore_index)
+    return dispatch(NN.nll_loss, input, target, weight, reduction=red, ignore_index=ignore_index)
 
 
 @public
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
                   reduce=None, reduction: str = "mean", label_smoothing: float = 0.0):
     """``log_softmax`` over dim 1 then NLL; target holds class indices or class probabilities."""
-    from .functional import log_softmax
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = 1 if input.dim() >= 2 else 0
     c = input.shape[cdim]
-    logp = log_softmax(input, cdim)
+    logp = dispatch(NN.log_softmax, input, dim=cdim)
     if target.is_floating_point():
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")

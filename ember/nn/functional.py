@@ -19,16 +19,46 @@ from .._tensor import Tensor
 from .._tensor_methods.linalg import addmm
 from .._tensor_methods.pointwise import where
 from ..autograd.grad_mode import no_grad
+from .._dispatch import dispatch
+from .._shape import normalize_dim
+from ..ops import nn_ops as NN
 from ..overrides import public
+from . import _functional_attention, _functional_loss_more, _functional_misc, _functional_norm
+from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention
+from ._functional_loss_more import (cosine_embedding_loss, ctc_loss, gaussian_nll_loss,
+                                    hinge_embedding_loss, kl_div, margin_ranking_loss,
+                                    multi_margin_loss, multilabel_margin_loss,
+                                    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
+                                    triplet_margin_loss, triplet_margin_with_distance_loss)
+from ._functional_misc import (alpha_dropout, cdist, cosine_similarity, dropout1d, dropout2d,
+                               dropout3d, embedding_bag, feature_alpha_dropout, gumbel_softmax,
+                               hardshrink, pairwise_distance, pdist, prelu, rrelu, rrelu_, softshrink)
+from ._functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
+                               local_response_norm, normalize, rms_norm)
 from ._functional_loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+from ._functional_conv import (  # noqa: F401
+    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices, adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool1d, avg_pool2d, avg_pool3d,
+    channel_shuffle, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
+    fold, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d, max_pool1d_with_indices, max_pool2d,
+    max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d,
+    max_unpool3d, pad, pixel_shuffle, pixel_unshuffle, unfold)
+from ._functional_conv import __all__ as _conv_all
+from ._functional_sampling import (affine_grid, grid_sample, interpolate, upsample,  # noqa: F401
+                                   upsample_bilinear, upsample_nearest)
+from ._functional_sampling import __all__ as _sampling_all
 
 __all__ = ["linear", "bilinear", "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu",
            "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu", "mish", "softplus", "sigmoid",
            "tanh", "logsigmoid", "hardsigmoid", "hardswish", "softsign", "tanhshrink", "threshold",
            "glu", "softmax", "log_softmax", "softmin", "dropout", "embedding", "one_hot", "layer_norm",
            "rms_norm", "normalize", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss"]
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
+           *_functional_norm.__all__[3:], *_functional_attention.__all__,
+           *_functional_loss_more.__all__, *_functional_misc.__all__]
+__all__ += [n for n in _conv_all + _sampling_all if n not in __all__]
 
 
 def _log1p(x):
@@ -228,25 +258,29 @@ def _softmax_dim(ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _softmax_args(input, dim, dtype, name):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+        import warnings
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                      "include dim=X as an argument.", stacklevel=4)
+    if dtype is not None:
+        input = input.to(dtype)
+    return input, normalize_dim(dim, input.dim())
+
+
 @public
 def softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim`` (the max is subtracted first for stability)."""
-    if dim is None:
-        dim = _softmax_dim(input.dim())
-    if dtype is not None:
-        input = input.to(dtype)
-    # logsumexp is a stable primitive: two ops forward, and its derivative is softmax itself
-    return (input - input.logsumexp(dim, keepdim=True)).exp()
+    input, dim = _softmax_args(input, dim, dtype, "softmax")
+    return dispatch(NN.softmax, input, dim=dim)
 
 
 @public
 def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
     """``x - log(sum(exp(x)))`` along ``dim``, computed stably."""
-    if dim is None:
-        dim = _softmax_dim(input.dim())
-    if dtype is not None:
-        input = input.to(dtype)
-    return input - input.logsumexp(dim, keepdim=True)
+    input, dim = _softmax_args(input, dim, dtype, "log_softmax")
+    return dispatch(NN.log_softmax, input, dim=dim)
 
 
 @public
@@ -293,11 +327,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
             norms = (rows.abs() ** norm_type).sum(-1, keepdim=True) ** (1.0 / norm_type)
             scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
             weight[input.reshape(-1)] = rows * scale
-    out = weight[input]
-    if padding_idx is not None and weight.requires_grad:
-        # the padding row receives no gradient, as torch's embedding_backward
-        out = where((input == padding_idx).unsqueeze(-1), out.detach(), out)
-    return out
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    return dispatch(NN.embedding, weight, input, padding_idx=-1 if padding_idx is None else padding_idx,
+                    scale_grad_by_freq=scale_grad_by_freq)
 
 
 @public
@@ -312,71 +345,18 @@ def one_hot(tensor, num_classes: int = -1):
     return (tensor.unsqueeze(-1) == arange(num_classes)).to(D.int64)
 
 
-# ------------------------------------------------------------------------------ normalisation
-@public
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
-    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift."""
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    n = len(normalized_shape)
-    if tuple(input.shape[input.dim() - n:]) != tuple(normalized_shape) or input.dim() < n:
-        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
-                           f"{list(input.shape)}")
-    dims = tuple(range(-n, 0))
-    xc = input - input.mean(dims, keepdim=True)
-    out = xc * ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+def _adopt(fn):
+    """Make a function from a private module public here: ``__torch_function__`` check, torch's
+    ``__module__``."""
+    if getattr(fn, "__wrapped__", None) is None:
+        fn = public(fn)
+    fn.__module__ = __name__
+    return fn
 
 
-@public
-def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` dims."""
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    if eps is None:
-        eps = D.finfo(input.dtype).eps
-    dims = tuple(range(-len(normalized_shape), 0))
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
-    return out * weight if weight is not None else out
-
-
-@public
-def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
-    """``input / max(||input||_p, eps)`` along ``dim``."""
-    norm = (input.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
-    res = input / norm.clamp(min=eps).expand_as(input)
-    return out.copy_(res) if out is not None else res
-
-
-@public
-def pad(input, pad, mode: str = "constant", value=None):
-    """Constant padding: ``pad`` lists (left, right) amounts from the last dim backwards."""
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if mode != "constant":
-        raise NotImplementedError(f"pad mode '{mode}' is not implemented yet")
-    shape = list(input.shape)
-    index = []
-    for i in range(len(pad) // 2):
-        d = input.dim() - 1 - i
-        lo, hi = pad[2 * i], pad[2 * i + 1]
-        shape[d] += lo + hi
-        index.append((d, lo, input.shape[d]))
-    out = input.new_full(tuple(shape), 0 if value is None else value)
-    view = out
-    slices = [slice(None)] * input.dim()
-    for d, lo, size in index:
-        slices[d] = slice(lo, lo + size)
-    view[tuple(slices)] = input
-    return view
-
-
-for _f in (cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy,
-           binary_cross_entropy_with_logits, smooth_l1_loss, huber_loss):
-    _f.__module__ = __name__
-del _f
+for _name in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+              "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
+              *_functional_norm.__all__, *_functional_attention.__all__,
+              *_functional_loss_more.__all__, *_functional_misc.__all__):
+    globals()[_name] = _adopt(globals()[_name])
+del _name

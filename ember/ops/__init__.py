@@ -9,9 +9,18 @@
     creation     full empty arange linspace eye ...
     random       uniform normal bernoulli randint randperm multinomial ...
     foreach      _foreach_* multi-tensor ops for optimizers
+    nn_ops       softmax log_softmax nll_loss native_layer_norm embedding (+ their backward)
+    conv         convolution (and transposed), its weight gradient, im2col/col2im
+    pooling      max/avg/adaptive pools and their backward kernels
+    sampling     interpolation indices/weights, grid_sample
+    pointwise_math  lgamma digamma xlogy copysign gcd shifts frexp complex views ...
+    sorting      sort topk kthvalue mode unique searchsorted bincount histc histogram
+    scan         cummax cummin logcumsumexp
 """
-from . import (creation, foreach, indexing, linalg, pointwise, random, reduction,  # noqa: F401
-               shape_copy, view)  # registration happens on import
+from . import (creation, foreach, indexing, linalg, nn_ops, pointwise, random,  # noqa: F401
+               reduction, shape_copy, view)  # registration happens on import
+from . import conv, pooling, sampling  # noqa: F401
+from . import pointwise_math, scan, sorting  # noqa: F401
 from ._registry import REGISTRY, OpDef, TensorMeta, primitive
 
 __all__ = ["REGISTRY", "OpDef", "TensorMeta", "primitive"]

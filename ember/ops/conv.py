@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._errors import fmt_shape
 from ._registry import TensorMeta, primitive
 
 __all__ = ["convolution", "convolution_weight", "im2col", "col2im", "conv_out_size",
@@ -155,8 +154,17 @@ def convolution(x, w, b, *, stride, padding, dilation, groups=1, transposed=Fals
         out = _in_from_cols(x.shape[2:], k, stride, padding, dilation)
         if min(out, default=1) <= 0:
             raise ValueError("conv")
-        cols = _cols(x, k, stride, padding, dilation, out)  # (N, C*K, L)
         o = w.shape[0]
+        if g == 1 and b is not None:
+            # the bias rides in the matmul as a column of the weight against a row of ones
+            ck = x.shape[1] * int(np.prod(k))
+            cols = np.empty((n, ck + 1, int(np.prod(out))), x.dtype)
+            cols[:, ck] = 1
+            np.copyto(np.reshape(cols[:, :ck], x.shape[:2] + tuple(k) + out, copy=False),
+                      windows(pad_zeros(x, padding), k, stride, dilation, out))
+            wb = np.concatenate([w.reshape(o, -1), b.reshape(o, 1).astype(w.dtype)], 1)
+            return np.matmul(wb, cols).reshape((n, o) + out)
+        cols = _cols(x, k, stride, padding, dilation, out)  # (N, C*K, L)
         if g == 1:
             res = np.matmul(w.reshape(o, -1), cols)  # (N, O, L)
         else:

@@ -693,12 +693,26 @@ def _relu_into(a, *, out):
     np.maximum(a, 0, out=out)
 
 
-for _op, _fn in ((add, np.add), (sub, np.subtract), (mul, np.multiply), (div, np.true_divide),
+def _add_into(a, b, *, out, alpha=1):
+    if type(alpha) is not float and type(alpha) is not int:
+        raise ValueError  # bool/complex alpha: the slow path validates it as torch does
+    np.add(a, b if alpha == 1 else np.multiply(b, alpha), out=out)
+
+
+def _sub_into(a, b, *, out, alpha=1):
+    if type(alpha) is not float and type(alpha) is not int:
+        raise ValueError
+    np.subtract(a, b if alpha == 1 else np.multiply(b, alpha), out=out)
+
+
+for _op, _fn in ((mul, np.multiply), (div, np.true_divide),
                  (neg, np.negative), (exp, np.exp), (sqrt, np.sqrt), (tanh, np.tanh),
                  (sin, np.sin), (cos, np.cos), (maximum, np.maximum), (minimum, np.minimum),
                  (relu, _relu_into), (lerp, _lerp_into)):
     _op.ufunc = _fn
-for _op, _fn in ((addcmul, _addcmul_into), (addcdiv, _addcdiv_into)):
+# add_/sub_ with ``alpha=`` (optimizers: ``p.add_(buf, alpha=-lr)``) stay on the fast path too
+for _op, _fn in ((addcmul, _addcmul_into), (addcdiv, _addcdiv_into), (add, _add_into),
+                 (sub, _sub_into)):
     _op.ufunc = _fn
     _op.ufunc_params = True
 del _op, _fn

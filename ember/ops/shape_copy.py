@@ -191,5 +191,47 @@ def _(grad, *, diagonal):
     return grad._op(triu, diagonal=diagonal)
 
 
+# ----------------------------------------------------------------------------- index builders
+@primitive("repeat_interleave", kind="other")
+def repeat_interleave(repeats, *, output_size=None):
+    """``[0] * r0 + [1] * r1 + ...`` for the 1-D non-negative integer ``repeats``."""
+    if repeats.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats.dtype.kind not in "iu":
+        raise RuntimeError("repeats has to be Long or Int tensor")
+    if repeats.size and repeats.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    out = np.repeat(np.arange(repeats.size, dtype=repeats.dtype), repeats)
+    if output_size is not None and out.size != output_size:
+        raise RuntimeError("allocated size does not match required size")
+    return out
+
+
+@repeat_interleave.meta
+def _(repeats, *, output_size=None):
+    if output_size is None:
+        raise NotImplementedError("aten::repeat_interleave.Tensor: attempted to run this operator with "
+                                  "Meta tensors, but its output shape depends on the data; pass "
+                                  "output_size")
+    return TensorMeta((output_size,), repeats.dtype)
+
+
+def _tri_count(row, col, offset, upper):
+    fn = np.triu_indices if upper else np.tril_indices
+    return fn(row, offset, col)
+
+
+@primitive("tri_indices", kind="creation")
+def tri_indices(*, row, col, offset=0, upper=False, dtype, device=None):
+    """(2, N) coordinates of the lower (``upper``: upper) triangle of a ``row`` x ``col`` matrix."""
+    r, c = _tri_count(row, col, offset, upper)
+    return np.stack([r, c]).astype(dtype.np)
+
+
+@tri_indices.meta
+def _(*, row, col, offset=0, upper=False, dtype, device=None):
+    return TensorMeta((2, len(_tri_count(row, col, offset, upper)[0])), dtype)
+
+
 __all__ = ["clone", "copy", "cat", "flip", "roll", "tril", "triu", "cat_shape", "cat_dtype",
-           "same_meta"]
+           "same_meta", "repeat_interleave", "tri_indices"]

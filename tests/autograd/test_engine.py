@@ -418,3 +418,31 @@ def test_anomaly_without_mode_gives_nan_silently():
         (x / x).sum().backward()
         return bool(x.grad.isnan().all())
     both(run)
+
+
+def test_leaf_grad_never_aliases_a_gradient_someone_else_holds():
+    """.grad may take the engine's buffer without a copy only when nobody else can see it."""
+    x = ember.ones(3, requires_grad=True)
+    w = ember.ones(3, requires_grad=True)
+    (x + w).sum().backward()  # add passes one gradient object to both inputs
+    assert x.grad.data_ptr() != w.grad.data_ptr()
+    x.grad.add_(1)
+    assert w.grad.tolist() == [1.0, 1.0, 1.0]
+    kept = []
+    x.grad = None
+    x.register_hook(lambda g: kept.append(g))
+    (x * 2).sum().backward()
+    assert kept[0].data_ptr() != x.grad.data_ptr()
+    g = ember.full((3,), 5.0)
+    x.grad = None
+    y = x * 1
+    y.backward(g)  # the user's gradient must not become x.grad
+    x.grad.zero_()
+    assert g.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_fresh_gradient_is_taken_without_copy():
+    e = ember.nn.Embedding(10, 3)
+    e(ember.tensor([1, 2, 2])).sum().backward()
+    first = e.weight.grad
+    assert first._data.base is None and first.tolist()[2] == [2.0, 2.0, 2.0]

@@ -94,3 +94,108 @@ def assert_state_close(topt, eopt, tol=1e-10):
                 assert float(ev) == float(tv)
             else:
                 assert ev == tv, key
+
+
+def run_compare(name, kwargs, *, steps=200, every=10, seed=0, groups=None, none_every=7,
+                tol=1e-10, dtype="float64"):
+    """Run torch's and ember's ``name`` side by side; compare params and state every ``every`` steps."""
+    rng = np.random.default_rng(seed)
+    init, grads = make_run(rng, steps=steps, none_every=none_every, dtype=dtype)
+    tp, topt = build(torch, name, init, kwargs, groups)
+    ep, eopt = build(ember, name, init, kwargs, groups)
+    for t, row in enumerate(grads, 1):
+        feed(torch, tp, row)
+        feed(ember, ep, row)
+        topt.step()
+        eopt.step()
+        if t % every == 0:
+            assert_params_close(tp, ep, tol)
+            assert_state_close(topt, eopt, tol)
+    return (tp, topt), (ep, eopt)
+
+
+def pairwise(options: dict) -> list:
+    """The default config, every single option and every pair of options (dicts of kwargs)."""
+    import itertools
+    items = list(options.items())
+    out = [{}] + [dict([kv]) for kv in items]
+    out += [dict([a, b]) for a, b in itertools.combinations(items, 2)]
+    return out
+
+
+def config_id(cfg: dict) -> str:
+    if not cfg:
+        return "default"
+    return ",".join(f"{k}={'T' if isinstance(v, np.ndarray) else v}" for k, v in cfg.items())
+
+
+def tensor_lr_ok(cfg: dict) -> bool:
+    """torch refuses a tensor lr together with foreach=True (capturable=False) for Adam-likes."""
+    return not (isinstance(cfg.get("lr"), np.ndarray) and cfg.get("foreach"))
+
+
+def resume_from_torch(name, kwargs, *, steps=60, cut=30, seed=3):
+    """Run torch ``cut`` steps, load its state dict (tensors converted) into a fresh ember optimizer,
+    continue both to ``steps``: params and state must still agree."""
+    rng = np.random.default_rng(seed)
+    init, grads = make_run(rng, steps=steps, none_every=5)
+    tp, topt = build(torch, name, init, kwargs)
+    for row in grads[:cut]:
+        feed(torch, tp, row)
+        topt.step()
+    sd = copy_sd(topt.state_dict())
+    ep = [ember.tensor(p.detach().numpy().copy(), requires_grad=True) for p in tp]
+    eopt = getattr(ember.optim, name)(ep, **_lr(ember, kwargs))
+    eopt.load_state_dict(to_ember(sd))
+    # torch's own reload casts some state (e.g. float32 scalars to the param dtype): do it on both
+    tp = [p.detach().clone().requires_grad_() for p in tp]
+    topt = getattr(torch.optim, name)(tp, **_lr(torch, kwargs))
+    topt.load_state_dict(sd)
+    for row in grads[cut:]:
+        for lib, ps, opt in ((torch, tp, topt), (ember, ep, eopt)):
+            feed(lib, ps, row)
+            opt.step()
+    assert_params_close(tp, ep)
+    assert_state_close(topt, eopt)
+
+
+def copy_sd(sd):
+    import copy
+    return copy.deepcopy(sd)
+
+
+def to_ember(obj):
+    """A torch state dict with every tensor replaced by an equal ember tensor."""
+    if isinstance(obj, torch.Tensor):
+        return ember.tensor(obj.detach().numpy())
+    if isinstance(obj, dict):
+        return {k: to_ember(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(to_ember(v) for v in obj)
+    return obj
+
+
+def resume_round_trip(name, kwargs, *, steps=60, cut=30, seed=4):
+    """ember optimizer: save its state_dict mid-run, load it into a fresh optimizer on cloned params;
+    the continuation equals the uninterrupted run exactly."""
+    import copy
+    rng = np.random.default_rng(seed)
+    init, grads = make_run(rng, steps=steps, none_every=5)
+    ep, eopt = build(ember, name, init, kwargs)
+    rp, ropt = build(ember, name, init, kwargs)
+    for t, row in enumerate(grads):
+        feed(ember, ep, row)
+        eopt.step()
+        if t < cut:
+            feed(ember, rp, row)
+            ropt.step()
+        if t == cut - 1:
+            saved = copy.deepcopy(ropt.state_dict())
+            rp = [p.detach().clone().requires_grad_() for p in rp]
+            ropt = getattr(ember.optim, name)(rp, **_lr(ember, kwargs))
+            ropt.load_state_dict(saved)
+        elif t >= cut:
+            feed(ember, rp, row)
+            ropt.step()
+    for a, b in zip(ep, rp):
+        np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy())

@@ -19,3 +19,20 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Softmax", "LogSoftmax", "Softmin", "Dropout", "Embedding", "LayerNorm", "RMSNorm",
            "Flatten", "Unflatten", "L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss"]
+
+from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,  # noqa: E402
+                   ConvTranspose3d)
+from .fold import Fold, Unfold  # noqa: E402
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d,  # noqa: E402
+                      AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool2d,
+                      AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool2d, MaxPool3d,
+                      MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
+
+__all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+            "Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+            "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+            "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+            "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+            "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]

@@ -2,7 +2,8 @@
 from ._core import OpInfo, Sample  # noqa: F401
 
 OPS: list = []
-for _family in ("pointwise", "reduction", "view", "shape_copy", "indexing", "linalg", "foreach"):
+for _family in ("pointwise", "reduction", "view", "shape_copy", "indexing", "linalg", "foreach",
+                "pointwise_math", "sorting", "scan"):
     try:
         _mod = __import__(f"{__name__}.{_family}", fromlist=["OPS"])
     except ModuleNotFoundError as e:  # a family file not written yet

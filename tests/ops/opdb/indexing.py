@@ -189,3 +189,32 @@ OPS = [
            dtypes=NUM),
     OpInfo("index_put", _iput, samples_of(*IPUT), dtypes=NUM, inplace=_iput_),
 ]
+
+# ----------------------------------------------------------------------------- put / masked_scatter / index_reduce
+PUT = [((3, 4), False, lambda d: (ix(1, -1, 5), arr((3,), d)), {}, "put"),
+       ((3, 4), True, lambda d: (ix([0, 2], [11, 4]), arr((2, 2), d)), {}, "2d index noncontig"),
+       ((3, 4), False, lambda d: (ix(1, 1, 0), arr((3,), d)), {"accumulate": True}, "accumulate dups")]
+PUT_ERR = [((3,), False, lambda d: (ix(5), arr((1,), d)), {}, "oob"),
+           ((3,), False, lambda d: (ix(1), arr((2,), d)), {}, "count")]
+MSCAT = [((3, 4), False, lambda d: (arr((3, 4), "bool"), arr((12,), d)), {}, "full"),
+         ((3, 4), True, lambda d: (arr((4,), "bool"), arr((3, 5), d)), {}, "bcast mask noncontig"),
+         ((3, 4), False, lambda d: (np.zeros((3, 4), bool), arr((2,), d)), {}, "none")]
+MSCAT_ERR = [((3,), False, lambda d: (np.array([True, False, True]), arr((1,), d)), {}, "short"),
+             ((3,), False, lambda d: (ix(1, 0, 1), arr((3,), d)), {}, "long mask")]
+IRED = [((4, 3), False, lambda d: (0, ix(0, 2, 0), arr((3, 3), d), r), kw, f"{r} {kw}")
+        for r in ("prod", "mean", "amax", "amin") for kw in ({}, {"include_self": False})] + \
+       [((3, 4), True, lambda d: (1, ix(3, 1), arr((3, 2), d), "mean"), {}, "dim1 noncontig")]
+IRED_ERR = [((3,), False, lambda d: (0, ix(0), arr((1,), d), "sum"), {}, "sum"),
+            ((3,), False, lambda d: (0, ix(0, 0), arr((1,), d), "prod"), {}, "count")]
+
+OPS += [
+    OpInfo("put", _m("put"), samples_of(*PUT), dtypes=NUM + BOOL, inplace=_mi("put"),
+           error_samples=samples_of(*PUT_ERR)),
+    OpInfo("put_function", lambda lib, x, *a, **kw: lib.put(x, *a, **kw), samples_of(*PUT), dtypes=FLOAT),
+    OpInfo("masked_scatter", _m("masked_scatter"), samples_of(*MSCAT), dtypes=NUM + BOOL, meta=False,
+           inplace=_mi("masked_scatter"), error_samples=samples_of(*MSCAT_ERR),
+           notes="reads the mask's count to check source's size, so it needs data"),
+    OpInfo("index_reduce", _m("index_reduce"), samples_of(*IRED), dtypes=NUM, inplace=_mi("index_reduce"),
+           gradcheck=False, error_samples=samples_of(*IRED_ERR),
+           notes="amax/amin/prod gradients are compared with torch; finite differences break at ties"),
+]

@@ -111,3 +111,119 @@ OPS = [
     OpInfo("clone", lambda lib, x: x.clone(), _s((((2, 3),), {}, "c"), ((("nc", 2, 3),), {}, "nc")),
            dtypes=NUM + BOOL),
 ]
+
+# ----------------------------------------------------------------------------- repeat_interleave, diagonals, combinatorics
+def _rep_int_samples(dtype):
+    x = arr((3, 4), dtype)
+    return [Sample((x,), {"repeats": 2}, "int flat"), Sample((x,), {"repeats": 3, "dim": 1}, "int dim1"),
+            Sample((x,), {"repeats": 1, "dim": 0}, "once"), Sample((arr((), dtype),), {"repeats": 3}, "0-d")]
+
+
+def _rep_samples(dtype):
+    x = arr((3, 4), dtype)
+    return [Sample((x,), {"repeats": np.array([1, 0, 2]), "dim": 0}, "tensor dim0"),
+            Sample((noncontig(x),), {"repeats": np.array([2, 1, 1, 0]), "dim": -1}, "noncontig"),
+            Sample((x,), {"repeats": np.array([2]), "dim": 0}, "one repeat")]
+
+
+def _rep_err(dtype):
+    x = arr((3,), dtype)
+    return [Sample((x,), {"repeats": np.array([1, 2])}, "count"), Sample((x,), {"repeats": -1}, "negative"),
+            Sample((x,), {"repeats": np.array([1, -1, 2])}, "negative tensor")]
+
+
+def _tri(name):
+    def fn(lib, *a, dtype=None):
+        return getattr(lib, name)(*a, **({} if dtype is None else {"dtype": getattr(lib, dtype)}))
+    return fn
+
+
+def _two(shape_a, shape_b, **kw):
+    return lambda dtype: [Sample((arr(shape_a, dtype), arr(shape_b, dtype)), kw, f"{shape_a} {shape_b}")]
+
+
+def _merge(*makers):
+    return lambda dtype: [s for m in makers for s in m(dtype)]
+
+
+def _scatter_err(dtype):
+    return [Sample((arr((3, 4), dtype), arr((2,), dtype)), {}, "diag size")]
+
+
+OPS += [
+    OpInfo("repeat_interleave", lambda lib, x, **kw: lib.repeat_interleave(x, **kw), _rep_int_samples,
+           dtypes=NUM + BOOL, error_samples=_rep_err),
+    OpInfo("repeat_interleave_tensor", lambda lib, x, **kw: lib.repeat_interleave(x, **kw), _rep_samples,
+           dtypes=NUM + BOOL, meta=False, notes="tensor repeats: the length depends on the data"),
+    OpInfo("repeat_interleave_method", lambda lib, x, **kw: x.repeat_interleave(**kw), _rep_int_samples,
+           dtypes=("float64",)),
+    OpInfo("repeat_interleave_index", lambda lib, r: lib.repeat_interleave(r),
+           lambda dt: [Sample((np.array([2, 0, 1]),)), Sample((np.array([], np.int64),)),
+                       Sample((np.array([3]),))], dtypes=("int64",), meta=False,
+           notes="the output length depends on the data (pass output_size for a meta kernel)",
+           error_samples=lambda dt: [Sample((np.array([[1, 2]]),)), Sample((np.array([1, -2]),))]),
+    OpInfo("tril_indices", _tri("tril_indices"),
+           lambda dt: [Sample((3, 4, 1)), Sample((4, 3)), Sample((3, 3, -1), {"dtype": "int32"}), Sample((0, 3))],
+           dtypes=("int64",), grad=False, meta=False, notes="no tensor inputs: device='meta' is "
+           "shown by the docstring's doctest",
+           error_samples=lambda dt: [Sample((3, 3), {"dtype": "float32"}, "float")]),
+    OpInfo("triu_indices", _tri("triu_indices"),
+           lambda dt: [Sample((3, 4, 1)), Sample((4, 3)), Sample((3, 3, -2)), Sample((2, 5, 7))],
+           dtypes=("int64",), grad=False, meta=False, notes="no tensor inputs"),
+    OpInfo("diag", lambda lib, x, **kw: lib.diag(x, **kw),
+           _s((((4,),), {}, "1d"), (((3,),), {"diagonal": 2}, "1d +2"), (((3, 4),), {}, "2d"),
+              ((("nc", 4, 3),), {"diagonal": -1}, "2d noncontig -1"), (((3, 4),), {"diagonal": 7}, "empty")),
+           dtypes=NUM + BOOL, error_samples=_s((((2, 2, 2),), {}, "3d")),
+           out=lambda lib, x, out, **kw: lib.diag(x, out=out, **kw)),
+    OpInfo("diag_embed", lambda lib, x, **kw: lib.diag_embed(x, **kw),
+           _s((((2, 3),), {}, "default"), (((2, 3),), {"offset": 1, "dim1": 0, "dim2": 2}, "offset dims"),
+              ((("nc", 3, 2),), {"offset": -2, "dim1": -1, "dim2": 0}, "noncontig neg")), dtypes=NUM + BOOL),
+    OpInfo("diagflat", lambda lib, x, **kw: lib.diagflat(x, **kw),
+           _s((((3,),), {}, "1d"), (((2, 2),), {"offset": -1}, "2d"))),
+    OpInfo("diagonal_scatter", lambda lib, x, s, **kw: lib.diagonal_scatter(x, s, **kw),
+           _merge(_two((3, 4), (3,)), _two((3, 4), (2,), offset=2), _two((2, 3, 4), (2, 3), dim1=0, dim2=2)),
+           dtypes=NUM + BOOL, error_samples=_scatter_err),
+    OpInfo("select_scatter", lambda lib, x, s, *a: lib.select_scatter(x, s, *a),
+           lambda dt: [Sample((arr((3, 4), dt), arr((4,), dt), 0, 1)),
+                       Sample((arr((3, 4), dt), arr((3,), dt), 1, -1))], dtypes=NUM,
+           error_samples=lambda dt: [Sample((arr((3, 4), dt), arr((3,), dt), 0, 0))]),
+    OpInfo("slice_scatter", lambda lib, x, s, **kw: lib.slice_scatter(x, s, **kw),
+           _merge(_two((4, 3), (2, 3), start=1, end=3), _two((3, 5), (3, 2), dim=1, start=0, step=3),
+                  _two((4, 3), (4, 3))), dtypes=NUM,
+           error_samples=lambda dt: [Sample((arr((3, 4), dt), arr((3, 4), dt)), {"dim": 1, "end": 2})]),
+    OpInfo("narrow_copy", lambda lib, x, *a: lib.narrow_copy(x, *a),
+           lambda dt: [Sample((arr((3, 4), dt), 1, 1, 2)), Sample((noncontig(arr((4, 3), dt)), 0, 0, 2))],
+           dtypes=NUM, error_samples=lambda dt: [Sample((arr((3,), dt), 0, 2, 2))]),
+    OpInfo("cartesian_prod", lambda lib, *xs: lib.cartesian_prod(*xs),
+           _s((((2,), (3,)), {}, "two"), (((2,), (1,), (3,)), {}, "three"), (((3,),), {}, "one")),
+           dtypes=NUM + BOOL, skip_checks=("noalias",), notes="one input is returned as is (as torch does)",
+           error_samples=_s((((2, 2),), {}, "2d"))),
+    OpInfo("combinations", lambda lib, x, **kw: lib.combinations(x, **kw),
+           _s((((4,),), {}, "r2"), (((4,),), {"r": 3}, "r3"), (((3,),), {"with_replacement": True}, "repl"),
+              (((3,),), {"r": 4}, "r > n"), (((3,),), {"r": 0}, "r0")), dtypes=NUM + BOOL,
+           error_samples=_s((((2, 2),), {}, "2d"))),
+    OpInfo("block_diag", lambda lib, *xs: lib.block_diag(*xs),
+           _s((((2,), (), (2, 2)), {}, "mixed ranks"), (((2, 3), ("nc", 3, 1)), {}, "noncontig"),
+              (((0, 2), (2, 0)), {}, "empties")), dtypes=NUM + BOOL,
+           error_samples=_s((((2, 2, 2),), {}, "3d"))),
+    OpInfo("block_diag_promote", lambda lib, a, b: lib.block_diag(a, b.long()), _s((((2,), (2, 2)), {}, "p")),
+           dtypes=("float32",)),
+    OpInfo("atleast_1d", lambda lib, *xs: lib.atleast_1d(*xs), _s((((),), {}, "0d"), (((), (2,), (2, 2)), {}, "many")),
+           skip_checks=("noalias",), notes="views of the inputs"),
+    OpInfo("atleast_2d", lambda lib, *xs: lib.atleast_2d(*xs), _s((((),), {}, "0d"), (((), (2,), (2, 2, 1)), {}, "many")),
+           skip_checks=("noalias",), notes="views of the inputs"),
+    OpInfo("atleast_3d", lambda lib, *xs: lib.atleast_3d(*xs), _s((((),), {}, "0d"), (((), (2,), (2, 2)), {}, "many")),
+           skip_checks=("noalias",), notes="views of the inputs"),
+    OpInfo("hsplit", lambda lib, x, s: lib.hsplit(x, s),
+           lambda dt: [Sample((arr((4, 6), dt), 3)), Sample((arr((6,), dt), [1, 4])), Sample((arr((2, 4, 2), dt), 2))],
+           skip_checks=("noalias",), notes="split pieces are views",
+           error_samples=lambda dt: [Sample((arr((4, 4), dt), 3))]),
+    OpInfo("vsplit", lambda lib, x, s: lib.vsplit(x, s),
+           lambda dt: [Sample((arr((4, 6), dt), 2)), Sample((arr((6, 2), dt), [1, 4]))],
+           skip_checks=("noalias",), notes="split pieces are views",
+           error_samples=lambda dt: [Sample((arr((4,), dt), 2))]),
+    OpInfo("dsplit", lambda lib, x, s: lib.dsplit(x, s),
+           lambda dt: [Sample((arr((2, 2, 6), dt), 3)), Sample((arr((2, 1, 6), dt), [2]))],
+           skip_checks=("noalias",), notes="split pieces are views",
+           error_samples=lambda dt: [Sample((arr((4, 4), dt), 2))]),
+]

@@ -1,0 +1,84 @@
+"""DataLoader throughput, ember vs torch in one run: samples/s with 0 and 2 workers.
+
+50k samples of 3x32x32 float32 (one shared NumPy array, seen by both frameworks without a copy), a light
+per-sample Python transform (normalise + random horizontal flip), batch 128.
+
+    OMP_NUM_THREADS=1 python bench/dataloader.py [--n 50000] [--batch-size 128] [--repeat 1]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+
+def make_dataset(lib, data_module, images, labels):
+    mean = lib.tensor([0.5, 0.4, 0.3]).reshape(3, 1, 1)
+    std = lib.tensor([0.2, 0.25, 0.3]).reshape(3, 1, 1)
+    x_all = lib.from_numpy(images)
+
+    class Images(data_module.Dataset):
+        def __len__(self):
+            return len(labels)
+
+        def __getitem__(self, i):
+            x = (x_all[i] - mean) / std
+            if random.random() < 0.5:
+                x = x.flip(-1)
+            return x, int(labels[i])
+
+    return Images()
+
+
+def run(lib, data_module, dataset, num_workers, batch_size):
+    loader = data_module.DataLoader(dataset, batch_size=batch_size, shuffle=True, num_workers=num_workers)
+    t0 = time.perf_counter()
+    n = 0
+    for x, y in loader:
+        n += x.shape[0]
+    dt = time.perf_counter() - t0
+    assert n == len(dataset)
+    return n / dt
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=50_000)
+    ap.add_argument("--batch-size", type=int, default=128)
+    ap.add_argument("--repeat", type=int, default=1, help="best of this many runs per configuration")
+    args = ap.parse_args()
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    import torch
+    import torch.utils.data
+
+    import ember
+    import ember.utils.data
+
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    images = rng.random((args.n, 3, 32, 32), dtype=np.float32)
+    labels = rng.integers(0, 10, args.n)
+    libs = {"ember": (ember, ember.utils.data), "torch": (torch, torch.utils.data)}
+    results = {}
+    for workers in (0, 2):
+        for name, (lib, dm) in libs.items():
+            ds = make_dataset(lib, dm, images, labels)
+            results[name, workers] = max(run(lib, dm, ds, workers, args.batch_size)
+                                         for _ in range(args.repeat))
+    print(f"DataLoader: {args.n} samples of 3x32x32 float32, batch {args.batch_size}, "
+          f"normalise + random flip per sample (samples/s, higher is better)")
+    print(f"{'workers':>8} {'ember':>10} {'torch':>10} {'ember/torch':>12}")
+    for workers in (0, 2):
+        e, t = results["ember", workers], results["torch", workers]
+        print(f"{workers:>8} {e:>10.0f} {t:>10.0f} {e / t:>12.2f}")
+
+
+if __name__ == "__main__":
+    main()

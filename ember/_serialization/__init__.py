@@ -1,0 +1,1 @@
+"""Helpers of ``ember.serialization``: torch <-> ember global names and the restricted unpickler."""

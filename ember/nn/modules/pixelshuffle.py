@@ -1,0 +1,45 @@
+"""``PixelShuffle`` and ``PixelUnshuffle`` (layer L4).
+
+Example:
+    >>> import ember
+    >>> PixelShuffle(2)(ember.ones(1, 8, 3, 3)).shape
+    torch.Size([1, 2, 6, 6])
+"""
+from __future__ import annotations
+
+from .. import functional as F
+from .module import Module
+
+__all__ = ["PixelShuffle", "PixelUnshuffle"]
+
+
+class PixelShuffle(Module):
+    """``(*, C * r^2, H, W) -> (*, C, H * r, W * r)``."""
+
+    __constants__ = ["upscale_factor"]
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """``(*, C, H * r, W * r) -> (*, C * r^2, H, W)``."""
+
+    __constants__ = ["downscale_factor"]
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"

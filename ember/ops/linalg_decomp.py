@@ -1,0 +1,428 @@
+"""Matrix decompositions and solvers (layer L1): LAPACK through NumPy (batched) and SciPy (lazily).
+
+Each primitive takes batches of matrices ``(*, m, n)``. Kernels raise ``ValueError`` on structural
+problems so dispatch re-runs the meta rule, which raises torch's message; a singular or
+non-positive-definite input raises ``LinAlgError`` (a ``RuntimeError``, as ``torch.linalg.LinAlgError``)
+with torch's wording. Derivatives follow PyTorch's ``FunctionsManual.cpp`` (same gauge conventions for
+svd/eigh/eig), written with ember ops so they are differentiable again.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import _dtype as D
+from .._errors import dtype_title
+from .._shape import broadcast_shapes
+from ._registry import TensorMeta, primitive
+
+__all__ = ["LinAlgError", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve",
+           "linalg_cholesky_ex", "linalg_qr", "linalg_solve_triangular", "lu_pivots", "check_matrix",
+           "check_float"]
+
+
+class LinAlgError(RuntimeError):
+    """A singular or non-positive-definite input (``torch.linalg.LinAlgError``)."""
+
+
+LinAlgError.__module__ = "ember.linalg"
+
+
+@functools.cache
+def _sl():
+    import scipy.linalg
+    return scipy.linalg
+
+
+# ------------------------------------------------------------------------------ checks
+def check_matrix(A, name, square=True, arg="A"):
+    """torch's shape errors for ``(*, n, n)`` inputs (meta side: ``A`` has ``.dim()``/``.shape``)."""
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+
+
+def check_float(A, name, arg="input"):
+    dt = A.dtype
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as {arg}. Got "
+                           f"{dtype_title(dt)}")
+    if dt in (D.float16, D.bfloat16):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {dtype_title(dt)}")
+
+
+def _meta_checks(A, name, square=True):
+    check_matrix(A, name, square)
+    check_float(A, name)
+
+
+def _kcheck(a, square=True):
+    """Kernel-side cheap check: anything odd goes to the meta rule for torch's message."""
+    if a.ndim < 2 or (square and a.shape[-1] != a.shape[-2]) or a.dtype.kind not in "fc":
+        raise ValueError("linalg: bad input")
+
+
+def _prefix(name, batch, idx):
+    """torch prefixes batched errors with the failing element's flat index."""
+    return f"{name}: (Batch element {idx}): " if len(batch) else f"{name}: "
+
+
+def _real_dt(npdt):
+    return np.dtype(np.float32) if npdt in (np.complex64, np.float32) else np.dtype(np.float64)
+
+
+# ------------------------------------------------------------------------------ inverse, det
+def _singular_pivot(a2):
+    """1-based index of the first zero pivot of LU (torch's 'diagonal element k is zero')."""
+    lu, _ = _sl().lu_factor(a2, check_finite=False) if a2.size else (a2, None)
+    d = np.diagonal(lu)
+    z = np.nonzero(d == 0)[0]
+    return int(z[0]) + 1 if len(z) else 0
+
+
+def _inv_infos(a):
+    batch = a.shape[:-2]
+    flat = a.reshape((-1,) + a.shape[-2:])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        infos = np.array([_singular_pivot(m) for m in flat], dtype=np.int32)
+    return infos.reshape(batch)
+
+
+@primitive("linalg_inv_ex", num_outputs=2, differentiable_outputs=(0,))
+def linalg_inv_ex(a, *, check_errors=False):
+    _kcheck(a)
+    try:
+        return np.linalg.inv(a), np.zeros(a.shape[:-2], dtype=np.int32)
+    except np.linalg.LinAlgError:
+        pass
+    infos = _inv_infos(a)
+    if check_errors:
+        bad = int(np.flatnonzero(infos.reshape(-1))[0])
+        raise LinAlgError(f"{_prefix('linalg.inv', a.shape[:-2], bad)}The diagonal element "
+                          f"{int(infos.reshape(-1)[bad])} is zero, the inversion could not be completed "
+                          f"because the input matrix is singular.")
+    with np.errstate(all="ignore"):
+        flat = a.reshape((-1,) + a.shape[-2:])
+        out = np.stack([np.linalg.pinv(m) if i else np.linalg.inv(m) for m, i in
+                        zip(flat, infos.reshape(-1))]) if flat.shape[0] else flat.copy()
+        out[infos.reshape(-1) != 0] = np.inf
+    return out.reshape(a.shape), infos
+
+
+@linalg_inv_ex.meta
+def _(a, *, check_errors=False):
+    _meta_checks(a, "linalg.inv")
+    return TensorMeta(a.shape, a.dtype), TensorMeta(a.shape[:-2], D.int32)
+
+
+@linalg_inv_ex.derivative
+def _(grads, outs):
+    inv = outs[0]
+    return -(inv.mH @ grads[0] @ inv.mH)
+
+
+@primitive("linalg_det")
+def linalg_det(a):
+    _kcheck(a)
+    return np.asarray(np.linalg.det(a))
+
+
+@linalg_det.meta
+def _(a):
+    _meta_checks(a, "linalg.det")
+    return TensorMeta(a.shape[:-2], a.dtype)
+
+
+@linalg_det.derivative
+def _(grad, a, out):
+    # d det = det * tr(A^{-1} dA): gA = (g * conj(det)) A^{-H}
+    g = (grad * out.conj()).unsqueeze(-1).unsqueeze(-1)
+    n = a.shape[-1]
+    eye = a.new_tensor(np.eye(n), dtype=a.dtype)
+    return a.mH._op(linalg_solve, g * eye, left=True)
+
+
+@primitive("linalg_slogdet", num_outputs=2)
+def linalg_slogdet(a):
+    _kcheck(a)
+    s, l = np.linalg.slogdet(a)
+    return np.asarray(s), np.asarray(l)
+
+
+@linalg_slogdet.meta
+def _(a):
+    _meta_checks(a, "linalg.slogdet")
+    return TensorMeta(a.shape[:-2], a.dtype), TensorMeta(a.shape[:-2], a.dtype.to_real())
+
+
+@linalg_slogdet.derivative
+def _(grads, a, outs):
+    gsign, glog = grads
+    sign = outs[0]
+    if a.is_complex():
+        # torch: g = glogabsdet - i * Im(conj(sign) * gsign)
+        g = glog - 1j * (sign.conj() * gsign).imag
+    else:
+        g = glog
+    n = a.shape[-1]
+    eye = a.new_tensor(np.eye(n), dtype=a.dtype)
+    return a.mH._op(linalg_solve, g.unsqueeze(-1).unsqueeze(-1) * eye, left=True)
+
+
+# ------------------------------------------------------------------------------ solve
+@primitive("linalg_solve", node_name="LinalgSolveExBackward0")
+def linalg_solve(a, b, *, left=True):
+    """``A X = B`` (or ``X A = B``); ``b`` is ``(*, n, k)``, broadcast against ``a``'s batch."""
+    _kcheck(a)
+    if b.ndim < 2 or a.dtype != b.dtype:
+        raise ValueError("solve")
+    if not left:
+        return np.swapaxes(linalg_solve.kernel(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+    if b.shape[-2] != a.shape[-1]:
+        raise ValueError("solve")
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        infos = _inv_infos(np.broadcast_to(a, batch + a.shape[-2:]))
+        bad = int(np.flatnonzero(infos.reshape(-1))[0]) if infos.size else 0
+        raise LinAlgError(f"torch.{_prefix('linalg.solve', batch, bad)}The solver failed because the "
+                          f"input matrix is singular.") from None
+
+
+@linalg_solve.meta
+def _(a, b, *, left=True):
+    check_matrix(a, "linalg.solve")
+    check_float(a, "linalg.solve")
+    if b.dtype is not a.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{dtype_title(a.dtype)} and B of type {dtype_title(b.dtype)} instead")
+    n = a.shape[-1]
+    k = b.shape[-2] if left else b.shape[-1]
+    if b.dim() < 2 or k != n:
+        bs = "x".join(str(s) for s in b.shape[-2:])
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {bs})")
+    batch = broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    return TensorMeta(batch + tuple(b.shape[-2:]), a.dtype)
+
+
+@linalg_solve.derivative
+def _(grad, a, out, *, left, needs_input_grad):
+    # AX = B: gB = A^{-H} g, gA = -gB X^H  (XA = B: gB = g A^{-H}, gA = -X^H gB)
+    gb = a.mH._op(linalg_solve, grad, left=left)
+    if not needs_input_grad[0]:
+        return None, gb
+    ga = -(gb @ out.mH) if left else -(out.mH @ gb)
+    return ga, gb
+
+
+# ------------------------------------------------------------------------------ cholesky
+def _minor_order(m):
+    """1-based order of the first leading minor that is not positive-definite."""
+    for k in range(1, m.shape[-1] + 1):
+        try:
+            np.linalg.cholesky(m[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+@primitive("linalg_cholesky_ex", num_outputs=2, differentiable_outputs=(0,),
+           node_name="LinalgCholeskyExBackward0")
+def linalg_cholesky_ex(a, *, upper=False, check_errors=False):
+    _kcheck(a)
+    if upper:  # torch reads the upper triangle: chol(U^H U) of the conjugate transpose
+        a = np.swapaxes(a, -1, -2).conj()
+    try:
+        L = np.linalg.cholesky(a)
+        info = np.zeros(a.shape[:-2], dtype=np.int32)
+    except np.linalg.LinAlgError:
+        flat = a.reshape((-1,) + a.shape[-2:])
+        infos = np.array([_minor_order(m) for m in flat], dtype=np.int32)
+        if check_errors:
+            bad = int(np.flatnonzero(infos)[0])
+            raise LinAlgError(f"{_prefix('linalg.cholesky', a.shape[:-2], bad)}The factorization could "
+                              f"not be completed because the input is not positive-definite (the "
+                              f"leading minor of order {infos[bad]} is not positive-definite).") from None
+        L = np.stack([np.linalg.cholesky(m) if not i else np.zeros_like(m) for m, i in
+                      zip(flat, infos)]).reshape(a.shape)
+        info = infos.reshape(a.shape[:-2])
+    if upper:
+        L = np.swapaxes(L, -1, -2).conj()
+    return np.ascontiguousarray(L), info
+
+
+@linalg_cholesky_ex.meta
+def _(a, *, upper=False, check_errors=False):
+    _meta_checks(a, "linalg.cholesky")
+    return TensorMeta(a.shape, a.dtype), TensorMeta(a.shape[:-2], D.int32)
+
+
+@linalg_cholesky_ex.derivative
+def _(grads, outs, *, upper):
+    # Iain Murray (2016): gA = L^{-H} Phi(L^H gL) L^{-1}, symmetrised
+    L, gL = outs[0], grads[0]
+    if upper:
+        L, gL = L.mH, gL.mH
+    gA = (L.mH @ gL).tril()
+    gA = 0.5 * (gA + gA.tril(-1).mH)
+    gA = L.mH._op(linalg_solve_triangular, gA, upper=True, left=True, unitriangular=False)
+    gA = L._op(linalg_solve_triangular, gA, upper=False, left=False, unitriangular=False)
+    return gA
+
+
+# ------------------------------------------------------------------------------ triangular solve
+def _tri(a, upper, unitriangular):
+    t = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        t = t.copy()
+        idx = np.arange(a.shape[-1])
+        t[..., idx, idx] = 1
+    return t
+
+
+@primitive("linalg_solve_triangular")
+def linalg_solve_triangular(a, b, *, upper, left=True, unitriangular=False):
+    _kcheck(a)
+    if b.ndim < 2 or a.dtype != b.dtype:
+        raise ValueError("solve_triangular")
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return np.swapaxes(linalg_solve_triangular.kernel(
+            np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), upper=not upper,
+            unitriangular=unitriangular), -1, -2)
+    if b.shape[-2] != a.shape[-1]:
+        raise ValueError("solve_triangular")
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    A = np.broadcast_to(a, batch + a.shape[-2:])
+    B = np.broadcast_to(b, batch + b.shape[-2:])
+    with np.errstate(all="ignore"):
+        return np.ascontiguousarray(_sl().solve_triangular(
+            A, B, lower=not upper, unit_diagonal=unitriangular, check_finite=False))
+
+
+@linalg_solve_triangular.meta
+def _(a, b, *, upper, left=True, unitriangular=False):
+    name = "linalg.solve_triangular"
+    check_matrix(a, name)
+    check_float(a, name)
+    if b.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if b.dtype is not a.dtype:
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type "
+                           f"{dtype_title(a.dtype)} and B of type {dtype_title(b.dtype)} instead")
+    n = a.shape[-1]
+    if (b.shape[-2] if left else b.shape[-1]) != n:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {b.shape[-2]}x{b.shape[-1]})")
+    batch = broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    return TensorMeta(batch + tuple(b.shape[-2:]), a.dtype)
+
+
+@linalg_solve_triangular.derivative
+def _(grad, a, out, *, upper, left, unitriangular, needs_input_grad):
+    gb = a.mH._op(linalg_solve_triangular, grad, upper=not upper, left=left,
+                  unitriangular=unitriangular)
+    if not needs_input_grad[0]:
+        return None, gb
+    ga = -(gb @ out.mH) if left else -(out.mH @ gb)
+    ga = ga.triu(1 if unitriangular else 0) if upper else ga.tril(-1 if unitriangular else 0)
+    return ga, gb
+
+
+# ------------------------------------------------------------------------------ qr
+def _qr_modes(mode):
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
+                           f"(default), 'r', or 'complete'")
+
+
+@primitive("linalg_qr", num_outputs=2)
+def linalg_qr(a, *, mode="reduced"):
+    _kcheck(a, square=False)
+    _qr_modes(mode)
+    if mode == "r":
+        r = np.linalg.qr(a, mode="r")
+        return np.zeros((0,), a.dtype), r
+    q, r = np.linalg.qr(a, mode=mode)
+    return q, r
+
+
+@linalg_qr.meta
+def _(a, *, mode="reduced"):
+    check_matrix(a, "linalg.qr", square=False)
+    check_float(a, "linalg.qr")
+    _qr_modes(mode)
+    m, n = a.shape[-2], a.shape[-1]
+    k = min(m, n)
+    batch = tuple(a.shape[:-2])
+    if mode == "r":
+        return TensorMeta((0,), a.dtype), TensorMeta(batch + (k, n), a.dtype)
+    qc = m if mode == "complete" else k
+    return TensorMeta(batch + (m, qc), a.dtype), TensorMeta(batch + (qc, n), a.dtype)
+
+
+def _syminvadj(X):
+    ret = X + X.mH
+    n = X.shape[-1]
+    half = X.new_tensor(np.eye(n) * -0.5 + 1, dtype=X.dtype.to_real())  # halve the diagonal
+    return ret * half
+
+
+def _qr_backward_tall(gQ, gR, Q, R):
+    # gA = [gQ + Q syminvadj(triu(gR R^H - Q^H gQ))] R^{-H}
+    M = gR @ R.mH - Q.mH @ gQ
+    gA = Q @ _syminvadj(M.triu()) + gQ
+    return R.mH._op(linalg_solve_triangular, gA, upper=False, left=False, unitriangular=False)
+
+
+@linalg_qr.derivative
+def _(grads, a, outs, *, mode):
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                           "differentiate through linalg.qr.")
+    gQ, gR = grads
+    Q, R = outs
+    m, n = a.shape[-2], a.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    if m >= n:
+        return _qr_backward_tall(gQ, gR, Q, R)
+    # wide: A = [X | Y], X = Q U, Y = Q V  ->  treat X as tall, Y's part through Q
+    U, gU = R[..., :, :m], gR[..., :, :m]
+    gV = gR[..., :, m:]
+    Y = a[..., :, m:]
+    gX = _qr_backward_tall(gQ + Y @ gV.mH, gU, Q, U)
+    gY = Q @ gV
+    return _pad_add(gX, gY)
+
+
+def _pad_add(x, y):
+    m, k = x.shape[-1], y.shape[-1]
+    ex = x.new_tensor(np.eye(m, m + k), dtype=x.dtype)          # (m, m+k): [I 0]
+    ey = y.new_tensor(np.eye(k, m + k, m), dtype=y.dtype)       # (k, m+k): [0 I]
+    return x @ ex + y @ ey
+
+
+def lu_pivots(P, k):
+    """LAPACK's 1-based pivot sequence (int32, length ``k``) from permutations ``P`` (A = P L U)."""
+    n = P.shape[-1]
+    perm = np.argmax(P, axis=-2)  # row of A at each position of P^T A
+    batch = P.shape[:-2]
+    cur = np.broadcast_to(np.arange(n), batch + (n,)).copy()
+    piv = np.empty(batch + (k,), dtype=np.int32)
+    for i in range(k):
+        j = np.argmax(cur[..., i:] == perm[..., i:i + 1], axis=-1) + i
+        piv[..., i] = j + 1
+        ci = cur[..., i].copy()
+        cj = np.take_along_axis(cur, j[..., None], -1)[..., 0]
+        cur[..., i] = cj
+        np.put_along_axis(cur, j[..., None], ci[..., None], -1)
+    return piv

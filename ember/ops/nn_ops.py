@@ -1,0 +1,399 @@
+"""Neural-network primitives (layer L1) where a composite of ember ops is too slow.
+
+softmax / log_softmax (stable: the max is subtracted first), their backward primitives, nll_loss and
+its backward (a scatter), native_layer_norm and its backward, embedding and its dense backward.
+Each backward primitive has its own derivative written in ember ops, so double backward works.
+The composites these replace stay in the tests as references.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._registry import TensorMeta, primitive
+
+__all__ = ["softmax", "softmax_backward", "log_softmax", "log_softmax_backward", "nll_loss",
+           "nll_loss_backward", "native_layer_norm", "native_layer_norm_backward", "embedding",
+           "embedding_backward"]
+
+_addr = np.add.reduce
+_maxr = np.maximum.reduce
+
+
+def _same(a, *, dim=None, **_):
+    return TensorMeta(tuple(a.shape), a.dtype)
+
+
+def _float_only(name, a):
+    if a.dtype.kind not in "fc":
+        k = {"i": "Long", "u": "Byte", "b": "Bool"}.get(a.dtype.kind, str(a.dtype))
+        if a.dtype == np.int32:
+            k = "Int"
+        raise NotImplementedError(f'"{name}" not implemented for \'{k}\'')
+
+
+# ------------------------------------------------------------------------------ softmax
+@primitive("_softmax", kind="other")
+def softmax(a, *, dim):
+    """``exp(a - max) / sum(exp(a - max))`` along ``dim``."""
+    _float_only("softmax_lastdim_kernel_impl", a)
+    if a.ndim == 0:
+        return np.ones_like(a)
+    e = np.exp(a - _maxr(a, axis=dim, keepdims=True))
+    e /= _addr(e, axis=dim, keepdims=True)
+    return e
+
+
+softmax.meta(_same)
+
+
+@softmax.derivative
+def _(grad, out, *, dim):
+    return grad._op(softmax_backward, out, dim=dim)
+
+
+@primitive("_softmax_backward_data", kind="other")
+def softmax_backward(grad, output, *, dim):
+    """``out * (grad - sum(grad * output))`` along ``dim``."""
+    if output.ndim == 0:
+        return np.zeros_like(output)
+    go = grad * output
+    go -= output * _addr(go, axis=dim, keepdims=True)
+    return go
+
+
+softmax_backward.meta(_same)
+
+
+@softmax_backward.derivative
+def _(gg, grad, output, *, dim):
+    # d/dgrad is the same map applied to gg; d/dout = gg (grad - s) - grad sum(gg out)
+    s = (grad * output).sum(dim, keepdim=True)
+    g_out = gg * (grad - s) - grad * (gg * output).sum(dim, keepdim=True)
+    return gg._op(softmax_backward, output, dim=dim), g_out
+
+
+@primitive("_log_softmax", kind="other")
+def log_softmax(a, *, dim):
+    """``a - max - log(sum(exp(a - max)))`` along ``dim``."""
+    _float_only("log_softmax_lastdim_kernel_impl", a)
+    if a.ndim == 0:
+        return np.zeros_like(a)
+    s = a - _maxr(a, axis=dim, keepdims=True)
+    s -= np.log(_addr(np.exp(s), axis=dim, keepdims=True))
+    return s
+
+
+log_softmax.meta(_same)
+
+
+@log_softmax.derivative
+def _(grad, out, *, dim):
+    return grad._op(log_softmax_backward, out, dim=dim)
+
+
+@primitive("_log_softmax_backward_data", kind="other")
+def log_softmax_backward(grad, output, *, dim):
+    """``grad - exp(out) * sum(grad)`` along ``dim``."""
+    if output.ndim == 0:
+        return np.zeros_like(output)
+    return grad - np.exp(output) * _addr(grad, axis=dim, keepdims=True)
+
+
+log_softmax_backward.meta(_same)
+
+
+@log_softmax_backward.derivative
+def _(gg, grad, output, *, dim):
+    p = output.exp()
+    g_grad = gg - (gg * p).sum(dim, keepdim=True)
+    g_out = -gg * p * grad.sum(dim, keepdim=True)
+    return g_grad, g_out
+
+
+# ------------------------------------------------------------------------------ nll_loss
+_TITLE = {"i": "Int", "f": "Float", "b": "Bool", "u": "Byte"}
+
+
+def _nll_index(target, c, ignore_index):
+    """``(t, ignored)``: targets with ignored entries replaced by 0 (``ignored`` None when there are
+    none); IndexError for a target out of ``[0, c)``."""
+    if target.dtype != np.int64 and target.dtype != np.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_TITLE.get(target.dtype.kind, str(target.dtype))}")
+    # one unsigned compare finds negatives and too-large values alike (the common fast path)
+    if not (target.astype(np.uint64, copy=False) >= c).any():
+        return target, (target == ignore_index if 0 <= ignore_index < c else None)
+    ignored = target == ignore_index
+    t = np.where(ignored, 0, target)
+    bad = (t < 0) | (t >= c)
+    if bad.any():
+        raise IndexError(f"Target {t[bad].reshape(-1)[0]} is out of bounds.")
+    return t, ignored
+
+
+def _pick_index(shape, t):
+    """An index tuple selecting ``x[n, t[n, ...], ...]`` from an input of ``shape``."""
+    if len(shape) == 1:
+        return (t,)
+    if len(shape) == 2:
+        return (np.arange(shape[0]), t)
+    grids = np.ogrid[tuple(slice(0, s) for i, s in enumerate(shape) if i != 1)]
+    return (grids[0], t) + tuple(grids[1:])
+
+
+def _nll_pick(input, target, weight, ignore_index):
+    """``(picked, w, index)``: input at each target class, the weight of each target (0 if ignored;
+    None when all weights are 1) and the index that picked them."""
+    c = input.shape[1 if input.ndim >= 2 else 0]
+    t, ignored = _nll_index(target, c, ignore_index)
+    index = _pick_index(input.shape, t)
+    picked = input[index]
+    if ignored is not None and not ignored.any():
+        ignored = None
+    if weight is not None:
+        w = weight[t]
+        if ignored is not None:
+            w = np.where(ignored, 0, w)
+    elif ignored is not None:
+        w = (~ignored).astype(input.dtype)
+    else:
+        w = None
+    return picked, w, index
+
+
+def _nll_total(w, n, dtype):
+    return dtype.type(n) if w is None else _addr(w, axis=None)
+
+
+@primitive("nll_loss", kind="other")
+def nll_loss(input, target, weight, *, reduction=1, ignore_index=-100):
+    """Negative log-likelihood of class indices; ``reduction`` 0 none, 1 mean, 2 sum (torch's enum)."""
+    picked, w, _ = _nll_pick(input, target, weight, ignore_index)
+    loss = -picked if w is None else -(picked * w)
+    if reduction == 0:
+        return loss
+    total = _addr(loss, axis=None)
+    if reduction == 2:
+        return np.asarray(total, input.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(total / _nll_total(w, picked.size, input.dtype), input.dtype)
+
+
+@nll_loss.meta
+def _(input, target, weight, *, reduction=1, ignore_index=-100):
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    expect = (tuple(input.shape[:1]) + tuple(input.shape[2:])) if input.dim() >= 2 else ()
+    if tuple(target.shape) != expect:
+        raise RuntimeError(f"Expected target size {list(expect)}, got {list(target.shape)}")
+    c = input.shape[1 if input.dim() >= 2 else 0]
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight.shape)}")
+    return TensorMeta(expect if reduction == 0 else (), input.dtype)
+
+
+@nll_loss.derivative
+def _(grad, target, weight, *, input_shape, reduction, ignore_index):
+    return grad._op(nll_loss_backward, target, weight, shape=tuple(input_shape), reduction=reduction,
+                    ignore_index=ignore_index), None, None
+
+
+@primitive("nll_loss_backward", kind="other")
+def nll_loss_backward(grad, target, weight, *, shape, reduction=1, ignore_index=-100):
+    """Scatter ``-w * grad`` (divided by the total weight for 'mean') at each target class."""
+    out = np.zeros(shape, grad.dtype)
+    c = shape[1 if len(shape) >= 2 else 0]
+    t, ignored = _nll_index(target, c, ignore_index)
+    if ignored is not None and not ignored.any():
+        ignored = None
+    if weight is not None:
+        w = weight[t].astype(grad.dtype, copy=False)
+        if ignored is not None:
+            w = np.where(ignored, 0, w)
+    elif ignored is not None:
+        w = (~ignored).astype(grad.dtype)
+    else:
+        w = None
+    vals = -grad if w is None else -(w * grad)
+    if reduction == 1:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            vals = vals / (_addr(w, axis=None) if w is not None else grad.dtype.type(t.size))
+    out[_pick_index(shape, t)] = vals
+    return out
+
+
+@nll_loss_backward.meta
+def _(grad, target, weight, *, shape, reduction=1, ignore_index=-100):
+    return TensorMeta(shape, grad.dtype)
+
+
+@nll_loss_backward.derivative
+def _(gg, target, weight, *, reduction, ignore_index):
+    # nll_loss_backward is linear in grad; its adjoint is nll_loss itself
+    return gg._op(nll_loss, target, weight, reduction=reduction, ignore_index=ignore_index), None, None
+
+
+# ------------------------------------------------------------------------------ layer_norm
+def _ln_axes(ndim, normalized_shape):
+    return tuple(range(ndim - len(normalized_shape), ndim))
+
+
+@primitive("native_layer_norm", kind="other", num_outputs=3, differentiable_outputs=(0,))
+def native_layer_norm(input, weight, bias, *, normalized_shape, eps=1e-5):
+    """``((x - mean) * rstd) * weight + bias`` over the trailing dims; also returns mean and rstd."""
+    axes = _ln_axes(input.ndim, normalized_shape)
+    n = math.prod(normalized_shape)
+    mu = _addr(input, axis=axes, keepdims=True) / n if n else np.zeros(
+        input.shape[:input.ndim - len(axes)] + (1,) * len(axes), input.dtype)
+    xc = input - mu
+    var = _addr(xc * xc, axis=axes, keepdims=True) / max(n, 1)
+    rstd = 1.0 / np.sqrt(var + eps)
+    xc *= rstd
+    if weight is not None:
+        xc *= weight
+    if bias is not None:
+        xc += bias
+    return xc, mu.astype(input.dtype, copy=False), rstd.astype(input.dtype, copy=False)
+
+
+@native_layer_norm.meta
+def _(input, weight, bias, *, normalized_shape, eps=1e-5):
+    stat = tuple(input.shape[:input.dim() - len(normalized_shape)]) + (1,) * len(normalized_shape)
+    return (TensorMeta(tuple(input.shape), input.dtype), TensorMeta(stat, input.dtype),
+            TensorMeta(stat, input.dtype))
+
+
+@native_layer_norm.derivative
+def _(grads, input, weight, outs, *, normalized_shape, needs_input_grad):
+    gi, gw, gb = grads[0]._op(native_layer_norm_backward, input, outs[1], outs[2], weight,
+                              normalized_shape=normalized_shape)
+    return gi, (gw if weight is not None else None), (gb if needs_input_grad[2] else None)
+
+
+@primitive("native_layer_norm_backward", kind="other", num_outputs=3)
+def native_layer_norm_backward(grad, input, mean, rstd, weight, *, normalized_shape):
+    """Gradients of layer norm for input, weight and bias."""
+    axes = _ln_axes(input.ndim, normalized_shape)
+    batch = tuple(range(input.ndim - len(axes)))
+    n = max(math.prod(normalized_shape), 1)
+    xhat = (input - mean) * rstd
+    g = grad * weight if weight is not None else grad
+    gi = g - _addr(g, axis=axes, keepdims=True) / n
+    gi -= xhat * (_addr(g * xhat, axis=axes, keepdims=True) / n)
+    gi *= rstd
+    if weight is None:
+        return gi, np.zeros(0, grad.dtype), np.zeros(0, grad.dtype)
+    return gi, _addr(grad * xhat, axis=batch), _addr(grad, axis=batch)
+
+
+@native_layer_norm_backward.meta
+def _(grad, input, mean, rstd, weight, *, normalized_shape):
+    ws = tuple(weight.shape) if weight is not None else (0,)
+    return (TensorMeta(tuple(input.shape), input.dtype), TensorMeta(ws, input.dtype),
+            TensorMeta(ws, input.dtype))
+
+
+@native_layer_norm_backward.derivative
+def _(ggs, grad, input, mean, rstd, weight, outs, *, normalized_shape):
+    # hand-derived second derivative: A, Bw, Bb are the cotangents of (grad_input, grad_w, grad_b);
+    # xhat and rstd are functions of input, so their dependence is folded into the input gradient
+    A, Bw, Bb = ggs
+    nd = len(normalized_shape)
+    axes = tuple(range(-nd, 0))
+    xhat = (input - mean) * rstd
+    g = grad * weight if weight is not None else grad
+
+    def mean_(t):
+        return t.mean(axes, keepdim=True)
+
+    # gradient through the linear map grad -> grad_input
+    dg = rstd * (A - mean_(A) - xhat * mean_(A * xhat))
+    g_grad = dg * weight if weight is not None else dg
+    if weight is not None:
+        g_grad = g_grad + Bw * xhat + Bb
+    m = mean_(g * xhat)
+    v = -rstd * (m * A + mean_(A * xhat) * g)
+    if weight is not None:
+        v = v + Bw * grad
+    g_input = rstd * (v - mean_(v) - xhat * mean_(v * xhat)) - rstd * xhat * mean_(A * outs[0])
+    g_weight = None
+    if weight is not None:
+        g_weight = (grad * dg).sum_to_size(tuple(weight.shape))
+    return g_grad, g_input, None, None, g_weight
+
+
+# ------------------------------------------------------------------------------ embedding
+@primitive("embedding", kind="other")
+def embedding(weight, indices, *, padding_idx=-1, scale_grad_by_freq=False):
+    """Rows of ``weight`` picked by ``indices``: ``(*) -> (*, embedding_dim)``."""
+    return weight.take(indices, axis=0)
+
+
+@embedding.meta
+def _(weight, indices, *, padding_idx=-1, scale_grad_by_freq=False):
+    return TensorMeta(tuple(indices.shape) + tuple(weight.shape[1:]), weight.dtype)
+
+
+@embedding.derivative
+def _(grad, indices, *, weight_shape, padding_idx, scale_grad_by_freq):
+    return grad._op(embedding_backward, indices, num_weights=weight_shape[0],
+                    padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq), None
+
+
+@primitive("embedding_dense_backward", kind="other")
+def embedding_backward(grad, indices, *, num_weights, padding_idx=-1, scale_grad_by_freq=False):
+    """Sum the rows of ``grad`` into the rows their indices name (sort + segment sums)."""
+    d = grad.shape[-1]
+    idx = indices.reshape(-1)
+    g = grad.reshape(-1, d)
+    out = np.zeros((num_weights, d), grad.dtype)
+    if idx.size == 0:
+        return out
+    order = np.argsort(idx, kind="stable")
+    sidx = idx[order]
+    starts = np.flatnonzero(np.concatenate(([True], sidx[1:] != sidx[:-1])))
+    counts = np.diff(np.append(starts, sidx.size))
+    gs = g[order]
+    top = counts.max()
+    if top <= 8:
+        # few repeats: one collision-free fancy-index add per repeat rank (NumPy's reduceat over
+        # rows is several times slower than this)
+        rank = np.arange(sidx.size) - np.repeat(starts, counts)
+        out[sidx[starts]] = gs[starts]
+        for r in range(1, top):
+            m = rank == r
+            out[sidx[m]] += gs[m]
+        if scale_grad_by_freq:
+            uniq = sidx[starts]
+            out[uniq] /= counts[:, None].astype(out.dtype)
+    else:
+        sums = np.add.reduceat(gs, starts, axis=0)
+        if scale_grad_by_freq:
+            sums /= counts[:, None].astype(sums.dtype)
+        out[sidx[starts]] = sums
+    if padding_idx >= 0:
+        out[padding_idx] = 0
+    return out
+
+
+@embedding_backward.meta
+def _(grad, indices, *, num_weights, padding_idx=-1, scale_grad_by_freq=False):
+    return TensorMeta((num_weights, grad.shape[-1]), grad.dtype)
+
+
+@embedding_backward.derivative
+def _(gg, indices, *, padding_idx, scale_grad_by_freq):
+    if scale_grad_by_freq:
+        counts = indices.new_zeros(gg.shape[0]).index_add(0, indices.reshape(-1),
+                                                          indices.new_ones(indices.numel()))
+        gg = gg / counts.clamp(min=1).to(gg.dtype).unsqueeze(1)
+    if padding_idx >= 0:
+        gg = gg.clone()
+        gg[padding_idx] = 0
+    return gg._op(embedding, indices), None

@@ -1,0 +1,443 @@
+"""Sorting, selection, uniqueness and counting primitives (layer L1): sort, topk, kthvalue, mode,
+nanmedian, unique, unique_consecutive, searchsorted, bincount, histc, histogram.
+
+Kernels are vectorised over every slice at once (a stable argsort, run-length tricks on sorted data,
+one ``np.searchsorted`` over row-tagged keys). Params arrive canonical from the method layer (``dim``
+a non-negative int). Ops whose output shape depends on the data (unique, histogram with data-chosen
+edges) have no meta rule, as in torch.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._errors import dtype_title
+from ._meta import reduce_meta
+from ._registry import TensorMeta, primitive
+from .indexing import scatter
+from .reduction import max_dim
+
+_I64 = np.int64
+
+
+def stable_argsort(a, dim: int, descending: bool = False):
+    """Stable indices sorting ``a`` along ``dim``; NaN counts as the largest value (torch's order)."""
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    # reversed, sorted stably, reversed back: equal elements keep their original order
+    n = a.shape[dim]
+    rev = np.argsort(np.flip(a, dim), axis=dim, kind="stable")
+    return (n - 1) - np.flip(rev, dim)
+
+
+def _no_complex(name, a):
+    if a.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): Sort does not support complex dtypes on CPU")
+
+
+def _scatter_back(grad, idx, a_shape, dim):
+    """The gradient of values picked by ``idx`` along ``dim``: scattered back, zeros elsewhere."""
+    if not a_shape:
+        return grad.reshape(())
+    return grad.new_zeros(a_shape)._op(scatter, idx, grad, dim=dim)
+
+
+# ----------------------------------------------------------------------------- sort / topk
+@primitive("sort", kind="other", num_outputs=2, differentiable_outputs=(0,), node_name="SortBackward0")
+def sort(a, *, dim, descending=False, stable=False):
+    if a.dtype.kind == "c":
+        raise TypeError  # the meta rule raises torch's error
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), _I64)
+    idx = stable_argsort(a, dim, descending)
+    return np.take_along_axis(a, idx, axis=dim), idx
+
+
+@sort.meta
+def _(a, *, dim, descending=False, stable=False):
+    if a.dtype.is_complex:
+        raise RuntimeError("Sort does not support complex dtypes on CPU")
+    return TensorMeta(a.shape, a.dtype), TensorMeta(a.shape, D.int64)
+
+
+@sort.derivative
+def _(grads, outs, *, a_shape, dim):
+    return _scatter_back(grads[0], outs[1], a_shape, dim)
+
+
+def _k_check(k, a_shape, dim):
+    n = a_shape[dim] if a_shape else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+
+
+@primitive("topk", kind="other", num_outputs=2, differentiable_outputs=(0,), node_name="TopkBackward0")
+def topk(a, *, k, dim, largest=True, sorted=True):
+    _k_check(k, a.shape, dim)
+    if a.dtype.kind == "c":
+        raise TypeError
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), _I64)
+    idx = np.take(stable_argsort(a, dim, largest), np.arange(k), axis=dim)
+    return np.take_along_axis(a, idx, axis=dim), idx
+
+
+@topk.meta
+def _(a, *, k, dim, largest=True, sorted=True):
+    _k_check(k, tuple(a.shape), dim)
+    if a.dtype.is_complex:
+        raise RuntimeError(f'"topk_cpu" not implemented for \'{dtype_title(a.dtype)}\'')
+    shape = list(a.shape)
+    if shape:
+        shape[dim] = k
+    return TensorMeta(shape, a.dtype), TensorMeta(shape, D.int64)
+
+
+@topk.derivative
+def _(grads, outs, *, a_shape, dim):
+    return _scatter_back(grads[0], outs[1], a_shape, dim)
+
+
+# ----------------------------------------------------------------------------- kthvalue / mode / nanmedian
+def _select(a, idx, dim, keepdim):
+    vals = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+    return vals, idx
+
+
+def _value_index_meta(a, dim, keepdim):
+    m = reduce_meta(a, (dim,) if a.dim() else None, keepdim, a.dtype)
+    return m, TensorMeta(m.shape, D.int64)
+
+
+def _kth_check(k, shape, dim):
+    n = shape[dim] if shape else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+
+
+@primitive("kthvalue", kind="reduction", num_outputs=2, differentiable_outputs=(0,),
+           node_name="KthvalueBackward0")
+def kthvalue(a, *, k, dim, keepdim=False):
+    _kth_check(k, a.shape, dim)
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), _I64)
+    idx = np.take(np.argsort(a, axis=dim, kind="stable"), [k - 1], axis=dim)
+    return _select(a, idx, dim, keepdim)
+
+
+@kthvalue.meta
+def _(a, *, k, dim, keepdim=False):
+    _kth_check(k, tuple(a.shape), dim)
+    return _value_index_meta(a, dim, keepdim)
+
+
+kthvalue.derivative(max_dim.backward)
+
+
+def _last_axis(a, dim):
+    """``a`` with ``dim`` moved last and the rest flattened: shape (rows, n)."""
+    m = np.moveaxis(a, dim, -1)
+    return m.reshape(-1, m.shape[-1]), m.shape[:-1]
+
+
+@primitive("mode", kind="reduction", num_outputs=2, differentiable_outputs=(0,), node_name="ModeBackward0")
+def mode(a, *, dim, keepdim=False):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), _I64)
+    if a.shape[dim] == 0:
+        raise IndexError
+    rows, lead = _last_axis(a, dim)
+    n = rows.shape[1]
+    order = np.argsort(rows, axis=1, kind="stable")
+    s = np.take_along_axis(rows, order, axis=1)
+    pos = np.arange(n)
+    new_run = np.ones(s.shape, bool)
+    new_run[:, 1:] = s[:, 1:] != s[:, :-1]
+    start = np.maximum.accumulate(np.where(new_run, pos, 0), axis=1)
+    length = pos - start + 1  # the run's length so far; full at its last element
+    end_of_run = np.ones(s.shape, bool)
+    end_of_run[:, :-1] = new_run[:, 1:]
+    # the smallest value among the most frequent; torch reports its last occurrence
+    best = np.argmax(np.where(end_of_run, length, 0), axis=1)[:, None]
+    vals = np.take_along_axis(s, best, axis=1)[:, 0].reshape(lead)
+    idx = np.take_along_axis(order, best, axis=1)[:, 0].reshape(lead)
+    if keepdim:
+        vals, idx = np.expand_dims(vals, dim), np.expand_dims(idx, dim)
+    return vals, idx.astype(_I64)
+
+
+@mode.meta
+def _(a, *, dim, keepdim=False):
+    if a.dim() and a.shape[dim] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    return _value_index_meta(a, dim, keepdim)
+
+
+mode.derivative(max_dim.backward)
+
+
+def _nan_lower_median(a, dim):
+    """Indices (keepdims) of the lower median of the non-NaN elements (index 0 when all are NaN)."""
+    order = np.argsort(a, axis=dim, kind="stable")  # NaNs last
+    valid = a.shape[dim] - np.add.reduce(np.isnan(a), axis=dim, keepdims=True) \
+        if a.dtype.kind == "f" else np.full((1,) * a.ndim, a.shape[dim])
+    k = np.maximum((valid - 1) // 2, 0)
+    idx = np.take_along_axis(order, np.broadcast_to(k, tuple(1 if i == dim else s for i, s in
+                                                            enumerate(a.shape))), axis=dim)
+    return np.where(valid == 0, 0, idx)
+
+
+@primitive("nanmedian_dim", kind="reduction", num_outputs=2, differentiable_outputs=(0,),
+           node_name="NanmedianBackward1")
+def nanmedian_dim(a, *, dim, keepdim=False):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), _I64)
+    if a.shape[dim] == 0:
+        raise IndexError
+    return _select(a, _nan_lower_median(a, dim), dim, keepdim)
+
+
+@nanmedian_dim.meta
+def _(a, *, dim, keepdim=False):
+    if a.dim() and a.shape[dim] == 0:
+        raise IndexError(f"nanmedian(): Expected reduction dim {dim} to have non-zero size.")
+    return _value_index_meta(a, dim, keepdim)
+
+
+nanmedian_dim.derivative(max_dim.backward)
+
+
+@primitive("nanmedian_all", kind="reduction", node_name="NanmedianBackward0")
+def nanmedian_all(a):
+    if a.size == 0:
+        return np.array(np.nan if a.dtype.kind in "fc" else np.iinfo(a.dtype).min, a.dtype)
+    flat = a.reshape(-1)
+    return flat[_nan_lower_median(flat, 0)[0]].copy()
+
+
+@nanmedian_all.meta
+def _(a):
+    return TensorMeta((), a.dtype)
+
+
+@nanmedian_all.derivative
+def _(grad, a, out):
+    mask = (a == out).logical_or(a.isnan().logical_and(out.isnan()))
+    return grad / mask.sum() * mask
+
+
+# ----------------------------------------------------------------------------- unique
+def _data_dependent(name):
+    def rule(*args, **params):
+        raise NotImplementedError(f"aten::{name}: attempted to run this operator with Meta tensors, but "
+                                  "its output shape depends on the data, so it has no meta kernel")
+    return rule
+
+
+def _runs(keys, n):
+    """From ``new`` flags of sorted data: (first index of each run, run id of every element)."""
+    ids = np.cumsum(keys) - 1
+    return np.flatnonzero(keys), ids
+
+
+@primitive("unique", kind="other", num_outputs=3)
+def unique(a, *, dim=None):
+    """(values, inverse, counts) of ``a`` (flattened when ``dim`` is None), sorted; NaNs stay apart."""
+    if dim is None:
+        flat = a.reshape(-1)
+        order = np.argsort(flat, kind="stable")
+        s = flat[order]
+        new = np.ones(s.shape, bool)
+        if s.size:
+            new[1:] = s[1:] != s[:-1]  # NaN != NaN: every NaN is its own value, as in torch
+        starts, ids = _runs(new, s.size)
+        inverse = np.empty(s.size, _I64)
+        inverse[order] = ids
+        counts = np.diff(np.append(starts, s.size)).astype(_I64)
+        return s[starts], inverse.reshape(a.shape), counts
+    moved = np.moveaxis(a, dim, 0)
+    rows = moved.reshape(moved.shape[0], -1)
+    if rows.shape[1] == 0:  # torch: every slice is equal to the others when slices are empty
+        n = rows.shape[0]
+        keep = min(n, 1)
+        vals = np.moveaxis(moved[:keep], 0, dim)
+        return vals.copy(), np.zeros(n, _I64), np.array([n] * keep, _I64)
+    order = np.lexsort(rows.T[::-1]) if rows.shape[0] else np.zeros(0, _I64)
+    s = rows[order]
+    new = np.ones(s.shape[0], bool)
+    if s.shape[0]:
+        new[1:] = np.logical_or.reduce(s[1:] != s[:-1], axis=1)
+    starts, ids = _runs(new, s.shape[0])
+    inverse = np.empty(s.shape[0], _I64)
+    inverse[order] = ids
+    counts = np.diff(np.append(starts, s.shape[0])).astype(_I64)
+    vals = np.moveaxis(moved[order[starts]], 0, dim)
+    return np.ascontiguousarray(vals), inverse, counts
+
+
+unique.meta(_data_dependent("_unique2"))
+
+
+@primitive("unique_consecutive", kind="other", num_outputs=3)
+def unique_consecutive(a, *, dim=None):
+    """(values, inverse, counts) collapsing runs of equal consecutive elements (or slices on ``dim``)."""
+    if dim is None:
+        flat = a.reshape(-1)
+        new = np.ones(flat.shape, bool)
+        if flat.size:
+            new[1:] = flat[1:] != flat[:-1]
+        starts, ids = _runs(new, flat.size)
+        counts = np.diff(np.append(starts, flat.size)).astype(_I64)
+        return flat[starts], ids.astype(_I64).reshape(a.shape), counts
+    moved = np.moveaxis(a, dim, 0)
+    rows = moved.reshape(moved.shape[0], -1)
+    new = np.ones(rows.shape[0], bool)
+    if rows.shape[0]:
+        new[1:] = np.logical_or.reduce(rows[1:] != rows[:-1], axis=1) if rows.shape[1] else False
+    starts, ids = _runs(new, rows.shape[0])
+    counts = np.diff(np.append(starts, rows.shape[0])).astype(_I64)
+    return np.ascontiguousarray(np.moveaxis(moved[starts], 0, dim)), ids.astype(_I64), counts
+
+
+unique_consecutive.meta(_data_dependent("unique_consecutive"))
+
+
+# ----------------------------------------------------------------------------- searchsorted
+@primitive("searchsorted", kind="other")
+def searchsorted(seq, values, sorter=None, *, right=False, out_int32=False):
+    """Insertion points of ``values`` into the last dim of ``seq`` (one sequence per leading index)."""
+    side = "right" if right else "left"
+    dt = np.int32 if out_int32 else _I64
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter, axis=-1)
+    scalar = not isinstance(values, np.ndarray)
+    vals = np.asarray(values)
+    if seq.ndim == 1:
+        return np.asarray(np.searchsorted(seq, vals, side=side), dt)
+    # one searchsorted for every row: values are replaced by dense ranks tagged with their row, so
+    # rows never mix and the order within a row is kept
+    n = seq.shape[-1]
+    seq2 = seq.reshape(-1, n)
+    v2 = vals.reshape(seq2.shape[0], -1)
+    both = np.concatenate([seq2.reshape(-1), v2.reshape(-1)])
+    _, rank = np.unique(both, return_inverse=True)
+    span = rank.max() + 2 if rank.size else 1
+    rank = rank.astype(_I64)
+    rows = seq2.shape[0]
+    sk = rank[:seq2.size].reshape(rows, n) + np.arange(rows)[:, None] * span
+    vk = rank[seq2.size:].reshape(rows, -1) + np.arange(rows)[:, None] * span
+    pos = np.searchsorted(sk.reshape(-1), vk, side=side) - np.arange(rows)[:, None] * n
+    res = pos.reshape(vals.shape).astype(dt)
+    return res if not scalar else res.reshape(())
+
+
+@searchsorted.meta
+def _(seq, values, sorter=None, *, right=False, out_int32=False):
+    vshape = tuple(values.shape) if hasattr(values, "shape") else ()
+    if seq.dim() > 1 and tuple(seq.shape[:-1]) != vshape[:-1]:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first "
+                           "N-1 dimensions of boundaries tensor and input value tensor must match, but "
+                           f"we got boundaries tensor {list(seq.shape)} and input value tensor "
+                           f"{list(vshape)}")
+    return TensorMeta(vshape, D.int32 if out_int32 else D.int64)
+
+
+# ----------------------------------------------------------------------------- counting
+@primitive("bincount", kind="other")
+def bincount(a, weights=None, *, minlength=0):
+    if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and a.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return np.bincount(a, minlength=minlength).astype(_I64)
+    if weights.shape != a.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    out_dt = weights.dtype if weights.dtype.kind == "f" else np.float64
+    return np.bincount(a, weights=weights, minlength=minlength).astype(out_dt)
+
+
+bincount.meta(_data_dependent("bincount"))
+
+
+def _histc_range(a, lo, hi):
+    if lo == hi and a.size:
+        lo, hi = a.min().item(), a.max().item()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    return lo, hi
+
+
+def _bin_of(a, edges):
+    """Bin of every element for ascending ``edges`` (the last bin closed); -1 when outside."""
+    idx = np.searchsorted(edges, a, side="right") - 1
+    nb = edges.size - 1
+    idx = np.where(a == edges[-1], nb - 1, idx)
+    return np.where((idx < 0) | (idx >= nb) | np.isnan(a), -1, idx)
+
+
+def _weighted_count(idx, weights, nb, dtype):
+    keep = idx >= 0
+    w = None if weights is None else weights.reshape(-1)[keep.reshape(-1)]
+    return np.bincount(idx[keep].reshape(-1), weights=w, minlength=nb)[:nb].astype(dtype)
+
+
+@primitive("histc", kind="other")
+def histc(a, *, bins=100, min=0, max=0):
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f'"histogram_cpu" not implemented for '
+                                  f"'{dtype_title(D.FROM_NP[a.dtype])}'")
+    if bins <= 0:
+        raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for dim 0")
+    if min > max:
+        raise RuntimeError("torch.histc(): max must be larger than min")
+    lo, hi = _histc_range(a, min, max)
+    edges = np.linspace(lo, hi, bins + 1).astype(a.dtype)
+    return _weighted_count(_bin_of(a.reshape(-1), edges), None, bins, a.dtype)
+
+
+@histc.meta
+def _(a, *, bins=100, min=0, max=0):
+    return TensorMeta((bins,), a.dtype)
+
+
+@primitive("histogram", kind="other", num_outputs=2)
+def histogram(a, bins, weight=None, *, range=None, density=False):
+    """(hist, bin_edges): ``bins`` is a count (equal widths over ``range`` or the data) or the edges."""
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f'"histogram_cpu" not implemented for '
+                                  f"'{dtype_title(D.FROM_NP[a.dtype])}'")
+    if isinstance(bins, np.ndarray):
+        edges = bins.astype(a.dtype)
+    else:
+        if range is not None:
+            lo, hi = range
+        else:
+            lo, hi = (a.min().item(), a.max().item()) if a.size else (0.0, 0.0)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = np.linspace(lo, hi, bins + 1).astype(a.dtype)
+    nb = edges.size - 1
+    hist = _weighted_count(_bin_of(a.reshape(-1), edges), weight, nb, a.dtype)
+    if density:
+        total = hist.sum()
+        hist = (hist / (total * np.diff(edges))).astype(a.dtype)
+    return hist, edges
+
+
+histogram.meta(_data_dependent("histogram"))
+
+
+@primitive("isin", kind="other")
+def isin(elements, test_elements, *, invert=False):
+    """Whether each of ``elements`` occurs in ``test_elements`` (NumPy's sort-based ``isin``)."""
+    return np.asarray(np.isin(elements, test_elements, invert=invert))
+
+
+@isin.meta
+def _(elements, test_elements, *, invert=False):
+    return TensorMeta(tuple(elements.shape) if hasattr(elements, "shape") else (), D.bool)
+
+
+__all__ = ["sort", "topk", "kthvalue", "mode", "nanmedian_dim", "nanmedian_all", "unique",
+           "unique_consecutive", "searchsorted", "bincount", "histc", "histogram", "stable_argsort", "isin"]

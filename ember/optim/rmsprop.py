@@ -1,0 +1,124 @@
+"""RMSprop (optionally centered, with momentum): torch's update step for step.
+
+Example:
+    >>> import ember
+    >>> w = ember.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = ember.optim.RMSprop([w], lr=0.01, momentum=0.9, centered=True)
+    >>> (w * w).sum().backward(); opt.step()
+    >>> sorted(opt.state[w])
+    ['grad_avg', 'momentum_buffer', 'square_avg', 'step']
+"""
+from __future__ import annotations
+
+from .. import _creation as C
+from .._tensor import Tensor
+from .._tensor_methods import foreach as F
+from .adam import _as_real, _same
+from .nadam import _tensor_steps
+from .optimizer import Optimizer, _get_value, _step_tensor, _to_scalar
+from .sgd import _by_dtype
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """RMSprop (Hinton's lecture 6e; centered variant of Graves 2013).
+
+    Args:
+        params: parameters or param groups. lr: learning rate (default 1e-2, float or 1-element tensor).
+        alpha: smoothing constant. eps: denominator term. weight_decay: L2 penalty.
+        momentum: momentum factor. centered: normalise by the estimated variance of the gradient.
+        capturable, foreach, maximize, differentiable: as in torch.
+    """
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        for name, v in (("learning rate", lr), ("epsilon value", eps), ("momentum value", momentum),
+                        ("weight_decay value", weight_decay), ("alpha value", alpha)):
+            if not 0.0 <= v:
+                raise ValueError(f"Invalid {name}: {v}")
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for k, v in (("momentum", 0), ("centered", False), ("foreach", None),
+                         ("maximize", False), ("differentiable", False), ("capturable", False)):
+                group.setdefault(k, v)
+        _tensor_steps(self, "step")
+
+    def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
+        state["step"] = _step_tensor()
+        state["square_avg"] = C.zeros_like(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = C.zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = C.zeros_like(p)
+
+    def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
+        lr, alpha, eps, wd = (_get_value(_to_scalar(group["lr"])), group["alpha"], group["eps"],
+                              group["weight_decay"])
+        momentum = group["momentum"]
+        step_t, square_avg = state["step"], state["square_avg"]
+        if group["maximize"]:
+            grad = -grad
+        step_t.fill_(_get_value(step_t) + 1)
+        if wd != 0:
+            grad = grad.add(p, alpha=wd)
+        real = _as_real if p.is_complex() else _same
+        p, grad, square_avg = real(p), real(grad), real(square_avg)
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            grad_avg = real(state["grad_avg"])
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg.add_(eps)
+        if momentum > 0:
+            buf = real(state["momentum_buffer"])
+            buf.mul_(momentum).addcdiv_(grad, avg)
+            p.add_(buf, alpha=-lr)
+        else:
+            p.addcdiv_(grad, avg, value=-lr)
+
+    def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
+        lr, alpha, eps, wd = (_get_value(_to_scalar(group["lr"])), group["alpha"], group["eps"],
+                              group["weight_decay"])
+        momentum = group["momentum"]
+        for idx in _by_dtype(params):
+            sts = [states[i] for i in idx]
+            real = _as_real if params[idx[0]].is_complex() else _same
+            ps, gs = [real(params[i]) for i in idx], [real(grads[i]) for i in idx]
+            sqs = [real(st["square_avg"]) for st in sts]
+            if group["maximize"]:
+                gs = F._foreach_neg(gs)
+            F._foreach_add_([st["step"] for st in sts], 1)
+            if wd != 0:
+                if group["maximize"]:
+                    F._foreach_add_(gs, ps, alpha=wd)
+                else:
+                    gs = F._foreach_add(gs, ps, alpha=wd)
+            F._foreach_mul_(sqs, alpha)
+            F._foreach_addcmul_(sqs, gs, gs, 1 - alpha)
+            if group["centered"]:
+                gavgs = [real(st["grad_avg"]) for st in sts]
+                F._foreach_lerp_(gavgs, gs, 1 - alpha)
+                avg = F._foreach_addcmul(sqs, gavgs, gavgs, -1)
+                F._foreach_sqrt_(avg)
+            else:
+                avg = F._foreach_sqrt(sqs)
+            F._foreach_add_(avg, eps)
+            if momentum > 0:
+                bufs = [real(st["momentum_buffer"]) for st in sts]
+                F._foreach_mul_(bufs, momentum)
+                F._foreach_addcdiv_(bufs, gs, avg)
+                F._foreach_add_(ps, bufs, alpha=-lr)
+            else:
+                F._foreach_addcdiv_(ps, gs, avg, -lr)
