@@ -73,3 +73,11 @@ def is_floating_point(input) -> "bool":
 
 def is_complex(input) -> "bool":
     return input.is_complex()
+
+
+def __getattr__(name: str):
+    # heavier namespaces load on first use, keeping `import ember` fast
+    if name == "fx":
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")

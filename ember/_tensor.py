@@ -640,6 +640,15 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         a = self.detach().numpy()
         return a.astype(dtype, copy=False) if dtype is not None else a
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """NumPy ufuncs applied to a tensor return a tensor (bool results as uint8, as torch does)."""
+        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
+            return handle_torch_function(Tensor.__array_wrap__, (self,), self, array=array)
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        from ._creation import from_numpy
+        return from_numpy(np.asarray(array))
+
     def __len__(self) -> int:
         if self.dim() == 0:
             raise TypeError("len() of a 0-d tensor")

@@ -207,3 +207,13 @@ def test_element_size_and_nbytes():
         t = torch.zeros(3, 2, dtype=getattr(torch, name))
         assert e.element_size() == t.element_size() and e.nbytes == t.nbytes
         assert e.untyped_storage().nbytes() == t.untyped_storage().nbytes()
+
+
+def test_numpy_ufuncs_return_tensors_as_torch():
+    for lib in (torch, ember):
+        t = lib.ones(3)
+        out = np.exp(t)
+        assert type(out).__name__ == "Tensor"
+        assert np.greater(t, 0).dtype == lib.uint8  # torch's workaround: bool results as uint8
+        assert type(np.float32(0.5) * t).__name__ == "Tensor"
+    np.testing.assert_allclose(np.exp(ember.ones(3)).numpy(), np.exp(torch.ones(3)).numpy())

@@ -12,6 +12,8 @@ Example:
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _dtype as D
 from .._dispatch import dispatch, dispatch_inplace, dispatch_out
 from .._errors import dtype_title
@@ -429,7 +431,6 @@ def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
 def fill_diagonal_(input, fill_value, wrap=False):
     """Write ``fill_value`` on the main diagonal of ``input`` in place (all dims equal when > 2-D;
     ``wrap`` continues the diagonal every ``cols + 1`` rows of a tall matrix, like NumPy)."""
-    import numpy as np
     nd = input.dim()
     if nd < 2:
         raise RuntimeError("dimensions must larger than 1")
@@ -442,7 +443,7 @@ def fill_diagonal_(input, fill_value, wrap=False):
         acc *= s
     step = sum(strides)
     numel = acc
-    if nd == 2 and wrap and shape[0] > shape[1] + 1:
+    if nd == 2 and wrap:
         end = numel
     else:
         end = min(shape) * step

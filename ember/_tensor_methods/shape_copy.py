@@ -578,7 +578,10 @@ def _fill(input, value):
             raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with "
                                f"{value.dim()} dimensions.")
         return value.to(input.dtype).expand(tuple(input.shape)).clone()
-    return input.new_full(tuple(input.shape), value)
+    res = input.new_full(tuple(input.shape), value)
+    if input.requires_grad:  # torch records FillBackward: a zero gradient for input
+        res = input.where(input.new_zeros(tuple(input.shape), dtype=D.bool), res)
+    return res
 
 
 METHOD_FUNCTIONS = {

@@ -278,19 +278,15 @@ class ParameterProxy(Proxy):
 
 
 def _define_magic(method: str) -> None:
-    target = getattr(operator, method)
-
     def impl(*args, **kwargs):
-        return args[0].tracer.create_proxy("call_function", target, args, kwargs)
+        return args[0].tracer.create_proxy("call_function", getattr(operator, method), args, kwargs)
     impl.__name__ = impl.__qualname__ = f"__{method.strip('_')}__"
     setattr(Proxy, impl.__name__, impl)
 
 
 def _define_reflectable(method: str) -> None:
-    target = getattr(operator, method)
-
     def impl(self, rhs):
-        return self.tracer.create_proxy("call_function", target, (rhs, self), {})
+        return self.tracer.create_proxy("call_function", getattr(operator, method), (rhs, self), {})
     impl.__name__ = impl.__qualname__ = f"__r{method.strip('_')}__"
     setattr(Proxy, impl.__name__, impl)
 

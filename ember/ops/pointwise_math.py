@@ -190,8 +190,6 @@ fmin = _nan_ignoring("fmin", np.fmin, lambda a, b: a <= b)
 
 @primitive("mvlgamma", kind="pointwise", promotion="int_to_float", expr="mvlgamma(a, p)")
 def mvlgamma(a, *, p):
-    if (a <= (p - 1) / 2).any():
-        raise RuntimeError("All elements must be greater than (p-1)/2")
     j = np.arange(p, dtype=a.dtype).reshape((p,) + (1,) * a.ndim)
     c = p * (p - 1) / 4 * math.log(_PI)
     return (np.add.reduce(_sp().gammaln(a - j / 2), axis=0) + c).astype(a.dtype)

@@ -218,3 +218,13 @@ OPS += [
            gradcheck=False, error_samples=samples_of(*IRED_ERR),
            notes="amax/amin/prod gradients are compared with torch; finite differences break at ties"),
 ]
+
+FILL_DIAG = [((3, 4), False, lambda d: (2,), {}, "wide"), ((4, 3), True, lambda d: (2,), {}, "tall noncontig"),
+             ((7, 3), False, lambda d: (2,), {"wrap": True}, "wrap"), ((3, 3, 3), False, lambda d: (5,), {}, "cube")]
+
+OPS += [
+    OpInfo("fill_diagonal_", lambda lib, x, *a, **kw: x.clone().fill_diagonal_(*a, **kw),
+           samples_of(*FILL_DIAG), dtypes=NUM + BOOL, inplace=_m("fill_diagonal_"),
+           error_samples=samples_of(((2, 3, 2), False, lambda d: (2,), {}, "unequal"),
+                                    ((3,), False, lambda d: (2,), {}, "1d"))),
+]

@@ -202,3 +202,22 @@ OPS += [
                                      Sample((arr((), dt), "float16"), {}, "0-d"),
                                      Sample((noncontig(arr((3, 4), dt)), "float16"), {}, "stride")]),
 ]
+
+OPS += [
+    OpInfo("fmax", fn("fmax"), binary_samples(), dtypes=NUM + LOW, out=out_fn("fmax")),
+    OpInfo("fmin", fn("fmin"), binary_samples(), dtypes=NUM + LOW),
+    OpInfo("fmax_nan", fn("fmax"), _lit([1.0, np.nan, np.nan, 2.0], None, [np.nan, 1.0, np.nan, 2.0]),
+           dtypes=FLOAT, gradcheck=False, notes="NaN and ties"),
+    OpInfo("fmin_nan", fn("fmin"), _lit([1.0, np.nan, np.nan, 2.0], None, [np.nan, 1.0, np.nan, 2.0]),
+           dtypes=FLOAT, gradcheck=False, notes="NaN and ties"),
+    OpInfo("mvlgamma", fn("mvlgamma"), lambda dt: [Sample((arr((3, 4), dt, 1.6, 5), p), {}, f"p={p}")
+                                                   for p in (1, 2, 4)],
+           dtypes=FLOAT, inplace=meth("mvlgamma_"), atol=1e-4, rtol=1e-4),
+    OpInfo("mvlgamma_poles", fn("mvlgamma"), lambda dt: [Sample((np.array([0.5, 0.9, 1.0, -1.0], dt), 3))],
+           dtypes=FLOAT, grad=False),
+    OpInfo("positive", fn("positive"), unary_samples(), dtypes=NUM, skip_checks=("noalias",),
+           notes="returns its input, as torch does",
+           error_samples=lambda dt: [Sample((arr((3,), "bool"),), {}, "bool")]),
+    OpInfo("view_as_real_copy", fn("view_as_real_copy"), lambda dt: [Sample((arr((2, 3), dt),))],
+           dtypes=COMPLEX, grad=False),
+]

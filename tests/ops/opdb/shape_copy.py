@@ -227,3 +227,28 @@ OPS += [
            skip_checks=("noalias",), notes="split pieces are views",
            error_samples=lambda dt: [Sample((arr((4, 4), dt), 2))]),
 ]
+
+
+def _copy_fn(name):
+    def f(lib, x, *a, **kw):
+        return getattr(lib, name)(x, *a, **kw)
+    f.__name__ = name
+    return f
+
+
+OPS += [
+    OpInfo("diagonal_copy", _copy_fn("diagonal_copy"), _s((((3, 4),), {"offset": 1}, "d"),), dtypes=NUM),
+    OpInfo("permute_copy", _copy_fn("permute_copy"), _s((((2, 3, 4),), {"dims": (2, 0, 1)}, "p"),)),
+    OpInfo("transpose_copy", lambda lib, x: lib.transpose_copy(x, 0, 1), _s((((2, 3),), {}, "t"),)),
+    OpInfo("slice_copy", _copy_fn("slice_copy"), _s((((4, 5),), {"dim": 1, "start": 1, "end": 4, "step": 2}, "s"),)),
+    OpInfo("split_copy", lambda lib, x: lib.split_copy(x, 2, 1), _s((((3, 5),), {}, "s"),)),
+    OpInfo("unbind_copy", lambda lib, x: lib.unbind_copy(x, 1), _s((((3, 2),), {}, "u"),)),
+    OpInfo("view_copy", lambda lib, x: lib.view_copy(x, (4, 3)), _s((((3, 4),), {}, "v"),)),
+    OpInfo("expand_copy", lambda lib, x: lib.expand_copy(x, (2, 3, 4)), _s((((3, 1),), {}, "e"),)),
+    OpInfo("as_strided_scatter", lambda lib, x, s: lib.as_strided_scatter(x, s, (2, 2), (4, 1), 1),
+           _two((3, 4), (2, 2)), dtypes=NUM, skip_checks=("backward",),
+           notes="torch 2.13's gradient for input keeps the written window instead of zeroing it (a torch "
+           "bug); gradcheck checks ember's"),
+    OpInfo("fill", lambda lib, x: lib.fill(x, 2.5), _s((((3, 4),), {}, "f"),)),
+    OpInfo("fill_tensor", lambda lib, x, v: lib.fill(x, v), _two((3, 4), ())),
+]

@@ -239,3 +239,25 @@ OPS = [
     OpInfo("histogram", tup("histogram"), _histogram_samples, dtypes=FLOAT, grad=False, meta=False,
            notes="bin edges chosen from the data: no meta kernel"),
 ]
+
+
+def _isin_samples(dtype):
+    a = arr((3, 4), dtype, 0, 6)
+    b = arr((5,), dtype, 0, 6)
+    return [Sample((a, b), {}, "tensors"), Sample((a, b), {"invert": True}, "invert"),
+            Sample((a, 2), {}, "scalar test"), Sample((3, b), {}, "scalar element"),
+            Sample((a, arr((2, 2), dtype, 0, 6)), {"assume_unique": False}, "2d test")]
+
+
+def _unravel_samples(dtype):
+    return [Sample((np.array([4, -1, 11, 12, -13]), (3, 4)), {}, "wrap"),
+            Sample((np.array([[5, 7], [0, 23]]), (2, 3, 4)), {}, "3 dims"),
+            Sample((np.array(5), (3, 4)), {}, "0-d"), Sample((np.array([3]), 5), {}, "int shape")]
+
+
+OPS += [
+    OpInfo("isin", function("isin"), _isin_samples, dtypes=NUM, grad=False),
+    OpInfo("unravel_index", function("unravel_index"), _unravel_samples, dtypes=("int64",), grad=False,
+           error_samples=lambda dt: [Sample((np.array([1.0]), (3, 4)), {}, "float"),
+                                     Sample((np.array([1]), (3, -4)), {}, "negative shape")]),
+]

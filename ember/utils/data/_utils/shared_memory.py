@@ -53,7 +53,8 @@ def empty_shared(shape, np_dtype) -> np.ndarray:
     fd = os.open(os.path.join(SHM_DIR, name), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.ftruncate(fd, nbytes)
-        seg = _Segment(fd, nbytes)
+        # pre-fault the fresh pages in one call rather than one fault per page while stacking
+        seg = _Segment(fd, nbytes, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0))
     finally:
         os.close(fd)
     arr = np.ndarray(shape, np_dtype, buffer=seg)
