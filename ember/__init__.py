@@ -33,6 +33,8 @@ from ._tensor_methods import (foreach as _m_foreach, indexing as _m_indexing, li
                               reduction as _m_reduction, shape_copy as _m_shape_copy, view as _m_view)
 from ._tensor_methods import (pointwise_math as _m_pointwise_math, scan as _m_scan,
                               sorting as _m_sorting)
+from ._tensor_methods import (linalg_decomp as _m_linalg_decomp, random_dist as _m_random_dist,
+                              special as _m_special)
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
@@ -43,7 +45,8 @@ channels_last = "channels_last"
 preserve_format = "preserve"
 
 for _mod in (_m_pointwise, _m_reduction, _m_view, _m_shape_copy, _m_indexing, _m_linalg, _m_random,
-             _m_foreach, _m_pointwise_math, _m_sorting, _m_scan):
+             _m_foreach, _m_pointwise_math, _m_sorting, _m_scan, _m_linalg_decomp, _m_random_dist,
+             _m_special):
     globals().update(_mod.FUNCTIONS)
 del _mod
 
@@ -55,6 +58,11 @@ from . import serialization  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from ._serialization._names import add_safe_globals  # noqa: E402
 from ._dlpack import from_dlpack  # noqa: E402
+from . import fft, linalg, special  # noqa: E402
+from ._window import FUNCTIONS as _window_functions  # noqa: E402
+
+globals().update(_window_functions)
+globals().update(linalg.TORCH_FUNCTIONS)
 
 __version__ = "0.1.0"
 

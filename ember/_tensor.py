@@ -30,6 +30,8 @@ from ._tensor_methods._args import as_device, as_dtype, size_args
 from ._tensor_methods.foreach import ForeachMixin
 from ._tensor_methods.indexing import IndexingMixin
 from ._tensor_methods.linalg import LinalgMixin
+from ._tensor_methods.linalg_decomp import LinalgDecompMixin
+from ._tensor_methods.special import SpecialMixin
 from ._tensor_methods.pointwise import PointwiseMixin
 from ._tensor_methods.pointwise_math import PointwiseMathMixin
 from ._tensor_methods.random import RandomMixin
@@ -53,7 +55,8 @@ _new = object.__new__
 
 
 class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMixin, IndexingMixin,
-             LinalgMixin, RandomMixin, ForeachMixin, PointwiseMathMixin, SortingMixin, ScanMixin):
+             LinalgMixin, RandomMixin, ForeachMixin, PointwiseMathMixin, SortingMixin, ScanMixin,
+             LinalgDecompMixin, SpecialMixin):
     """A multi-dimensional array with autograd; ``ember.Tensor(2, 3)`` is uninitialised float32."""
 
     __slots__ = ("__dict__", "__weakref__")

@@ -209,7 +209,8 @@ class AccumulateGrad(Node):
         if g is None or var is None:
             return ()
         am = var._ameta
-        accumulate_into(var, g, _exclusive(g))
+        exclusive = _exclusive(g)  # not inside the call: a pushed argument is one more reference
+        accumulate_into(var, g, exclusive)
         if am is not None and am.post_acc_hooks:
             for fn in list(am.post_acc_hooks.values()):
                 fn(var)

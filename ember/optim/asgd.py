@@ -10,7 +10,10 @@ Example:
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _creation as C
+from .. import _dtype as D
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from .adam import _as_real, _same
@@ -19,6 +22,15 @@ from .optimizer import Optimizer, _get_scalar_dtype, _get_value, _step_tensor, _
 from .sgd import _by_dtype
 
 __all__ = ["ASGD"]
+
+
+def _eta_from_step_tensor(step_t: Tensor, lr: float, lambd: float, alpha: float) -> float:
+    """``lr / (1 + lambd * lr * step_t) ** alpha`` rounded as torch's foreach path computes it: in
+    the step tensor's dtype, ``pow`` correctly rounded, and ``a / t`` as ``t.reciprocal() * a``."""
+    dt = np.float32 if step_t.dtype is D.float32 else np.float64
+    x = dt(1) + dt(_get_value(step_t)) * dt(lambd * lr)
+    p = dt(np.float64(x) ** alpha)
+    return float((dt(1) / p) * dt(lr))
 
 
 class ASGD(Optimizer):
@@ -79,9 +91,9 @@ class ASGD(Optimizer):
             ax.add_(p.sub(ax).mul_(mu_value))
         else:
             ax.copy_(p)
-        # eta and mu are 0-d tensors of the scalar dtype: the new values round there, as in torch
-        eta.fill_(lr / (1 + lambd * lr * step) ** alpha)
-        mu.fill_(1 / max(1, step - t0))
+        # torch goes through as_tensor(float): the new values round to the default dtype first
+        eta.copy_(C.tensor(lr / (1 + lambd * lr * step) ** alpha))
+        mu.copy_(C.tensor(1 / max(1, step - t0)))
 
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
         lr, lambd, alpha, t0 = (_get_value(_to_scalar(group["lr"])), group["lambd"], group["alpha"],
@@ -109,7 +121,6 @@ class ASGD(Optimizer):
             F._foreach_addcmul_(ps, inter, [e.to(p.dtype) for e, p in zip(etas, ps)], -1)
             diff = F._foreach_sub(ps, axs)
             F._foreach_addcmul_(axs, diff, [m.to(p.dtype) for m, p in zip(mus, ps)])
-            # torch computes the new eta from the float32 step tensor, i.e. in float32
             for e, m, s in zip(etas, mus, steps):
-                e.copy_(lr / (1 + lambd * lr * s) ** alpha)
-                m.fill_(1 / max(1, _get_value(s) - t0))
+                e.fill_(_eta_from_step_tensor(s, lr, lambd, alpha))
+                m.copy_(C.tensor(1 / max(1, _get_value(s) - t0)))

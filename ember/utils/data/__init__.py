@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import _utils, dataloader, dataset, distributed, sampler  # noqa: F401
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import get_worker_info
-from .dataloader import DataLoader, _DatasetKind
+from .dataloader import DataLoader, _DatasetKind  # noqa: F401
 from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset,
                       TensorDataset, random_split)
 from .distributed import DistributedSampler

@@ -20,7 +20,6 @@ import math
 import multiprocessing as mp
 import multiprocessing.connection
 import os
-import threading
 import time
 import warnings
 from collections import OrderedDict, deque
@@ -28,7 +27,7 @@ from typing import Any, Generic, TypeVar
 
 from ... import _dtype as D
 from ..._creation import empty
-from . import _utils
+from . import _utils  # noqa: F401  (torch exposes dataloader._utils)
 from ._utils import ExceptionWrapper, MP_STATUS_CHECK_INTERVAL, shared_memory
 from ._utils.collate import default_collate, default_convert
 from ._utils.fetch import _DatasetKind

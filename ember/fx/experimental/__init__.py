@@ -1,0 +1,1 @@
+"""Experimental fx tools (``optimization.fuse``: Conv/Linear + BatchNorm folding for inference)."""

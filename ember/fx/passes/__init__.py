@@ -1,0 +1,1 @@
+"""Analyses and rewrites over fx graphs (shape propagation, splitting, drawing, cost counting)."""
