@@ -435,7 +435,7 @@ def kron(input, other, *, out=None):
     return _out((ai * bi).reshape(tuple(x * y for x, y in zip(sa, sb))), out)
 
 
-: f for f in (
+LINALG = {f.__name__: f for f in (
     inv, inv_ex, det, slogdet, solve, solve_ex, solve_triangular, cholesky, cholesky_ex, qr, svd,
     svdvals, eigh, eigvalsh, eig, eigvals, pinv, matrix_exp, matrix_power, lu, lu_factor,
     lu_factor_ex, lu_solve)}
