@@ -33,6 +33,7 @@ from ._tensor_methods import (foreach as _m_foreach, indexing as _m_indexing, li
                               reduction as _m_reduction, shape_copy as _m_shape_copy, view as _m_view)
 from ._tensor_methods import (pointwise_math as _m_pointwise_math, scan as _m_scan,
                               sorting as _m_sorting)
+from ._tensor_methods import misc as _m_misc
 from ._tensor_methods import (linalg_decomp as _m_linalg_decomp, random_dist as _m_random_dist,
                               special as _m_special)
 
@@ -46,7 +47,7 @@ preserve_format = "preserve"
 
 for _mod in (_m_pointwise, _m_reduction, _m_view, _m_shape_copy, _m_indexing, _m_linalg, _m_random,
              _m_foreach, _m_pointwise_math, _m_sorting, _m_scan, _m_linalg_decomp, _m_random_dist,
-             _m_special):
+             _m_special, _m_misc):
     globals().update(_mod.FUNCTIONS)
 del _mod
 
