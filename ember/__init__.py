@@ -90,3 +90,26 @@ def __getattr__(name: str):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+
+from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: E402
+                      FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+                      are_deterministic_algorithms_enabled, get_deterministic_debug_mode,
+                      is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                      use_deterministic_algorithms)
+
+# subpackages and names imported on first use, keeping `import ember` fast
+_LAZY_MODULES = ("amp", "cpu", "distributions", "func", "jit", "hub", "distributed", "onnx")
+_LAZY_AMP = ("autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
+             "set_autocast_dtype", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
+             "get_autocast_gpu_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
+             "clear_autocast_cache")
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_AMP:
+        return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")

@@ -14,8 +14,9 @@ import warnings
 import numpy as np
 
 from . import _dtype as D
-from ._creation import arange, ones, tensor, zeros
+from ._creation import ones, tensor
 from ._tensor_methods._args import as_dtype
+from ._tensor_methods.pointwise_math import view_as_real
 from ._tensor_methods.shape_copy import cat
 from . import fft as _fft
 
@@ -164,7 +165,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         warnings.warn("stft with return_complex=False is deprecated. In a future pytorch release, stft "
                       "will return complex tensors for all inputs, and return_complex=False will raise "
                       "an error.")
-        return spec.resolve_conj().view_as_real() if hasattr(spec, "resolve_conj") else spec.view_as_real()
+        return view_as_real(spec.contiguous())
     return spec
 
 

@@ -53,8 +53,6 @@ def mvlgamma(input, p, *, out=None):
     """Log of the multivariate gamma function of dimension ``p``: ``sum_i lgamma(x - i/2) + c``."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if bool(((input <= (p - 1) / 2)).any()):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
     x = input if (input.dtype.is_floating_point) else input.to(_default())
     r = None
     for i in range(p):

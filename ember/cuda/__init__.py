@@ -120,3 +120,11 @@ class stream:
 
     def __exit__(self, *exc):
         return False
+
+
+def __getattr__(name):
+    # ember.cuda.amp sits beside ember.amp (a peer): imported on first use, not with ember.cuda
+    if name == "amp":
+        import importlib
+        return importlib.import_module(".amp", __name__)
+    raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")

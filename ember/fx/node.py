@@ -63,8 +63,8 @@ def _get_qualified_name(func: Callable) -> str:
         for prefix in _PUBLIC_PREFIXES:
             if root is not None and _resolve(root, prefix + name) is func:
                 return f"ember.{prefix}{name}"
-    qualname = getattr(func, "__qualname__", name).replace("<lambda>", "_lambda")
-    return f"{mod}.{qualname}" if mod else qualname
+    name = name.replace("<lambda>", "_lambda")
+    return f"{mod}.{name}" if mod else name
 
 
 def _type_repr(obj) -> str:

@@ -10,9 +10,12 @@ Example:
 from . import functional, init, utils
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from .modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from .modules.module import (register_module_forward_hook, register_module_forward_pre_hook,
+                             register_module_full_backward_hook,
+                             register_module_full_backward_pre_hook)
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional",
            "init", "utils", "register_module_forward_hook", "register_module_forward_pre_hook",
+           "register_module_full_backward_hook", "register_module_full_backward_pre_hook",
            *_modules_all]

@@ -189,10 +189,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
              reduction: str = "mean"):
     """Negative log-likelihood of class indices: input ``(N, C, ...)`` log-probs, target ``(N, ...)``."""
     reduction = _reduction(size_average, reduce, reduction)
-    red = _enum(reduction)
-    # the shape checks run eagerly: NumPy would broadcast a mismatched target silently
-    NN.nll_loss.meta_rule(input, target, weight, reduction=red, ignore_index=ignore_index)
-    return dispatch(NN.nll_loss, input, target, weight, reduction=red, ignore_index=ignore_index)
+    return dispatch(NN.nll_loss, input, target, weight, reduction=_enum(reduction),
+                    ignore_index=ignore_index)
 
 
 @public
@@ -220,7 +218,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
         if reduction == "none":
             return -prod.sum(cdim)
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    nll = dispatch(NN.nll_loss, logp, target, weight, reduction=_enum(reduction),
+                   ignore_index=ignore_index)
     if label_smoothing == 0:
         return nll
     keep = target != ignore_index

@@ -75,6 +75,9 @@ def linear(input, weight, bias=None):
     """``input @ weight.T + bias``; input ``(*, in)``, weight ``(out, in)``, bias ``(out,)``."""
     if bias is not None and input.dim() == 2:  # one fused addmm, as torch does (AddmmBackward0)
         return addmm(bias, input, weight.t())
+    if bias is not None and input.dim() > 2 and input.is_contiguous():  # torch folds to addmm too
+        shape = input.shape  # shape: (*, in) -> (N, in) -> (N, out) -> (*, out)
+        return addmm(bias, input.view(-1, shape[-1]), weight.t()).view(*shape[:-1], weight.shape[0])
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 

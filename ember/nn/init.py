@@ -174,25 +174,23 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: st
 
 
 def orthogonal_(tensor, gain: float = 1.0, generator=None):
-    """A (semi-)orthogonal matrix from the QR decomposition of a normal sample."""
+    """A (semi-)orthogonal matrix from the QR decomposition of a normal sample (signs fixed by R)."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    import numpy as np
-    from .._creation import tensor as make
+    from .. import linalg
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
-    a = np.asarray(flat.tolist(), dtype=np.float64)
-    if rows < cols:
-        a = a.T
-    q, r = np.linalg.qr(a)
-    q = q * np.sign(np.diag(r))
-    if rows < cols:
-        q = q.T
     with no_grad():
-        return tensor.copy_(make(q.tolist(), dtype=tensor.dtype).view(tensor.shape) * gain)
+        flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+        if rows < cols:
+            flat = flat.t()
+        q, r = linalg.qr(flat)
+        q = q * r.diagonal().sign()
+        if rows < cols:
+            q = q.t()
+        return tensor.copy_(q.reshape(tensor.shape) * gain)
 
 
 def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):

@@ -90,7 +90,7 @@ def _(grad, *, dim, normalization, onesided, a_shape):
         if full > half:
             zshape = list(grad.shape)
             zshape[d] = full - half
-            grad = cat([grad, grad.new_zeros(zshape)], dim=d, sizes=(half, full - half))
+            grad = cat([grad, grad.new_zeros(zshape)], dim=d, sizes=(half, full - half))  # d >= 0
     return fft_c2c(grad, dim=dim, normalization=normalization, forward=False).real
 
 

@@ -166,7 +166,7 @@ def _(grads, a, outs):
     sign = outs[0]
     if a.is_complex():
         # torch: g = glogabsdet - i * Im(conj(sign) * gsign)
-        g = glog - 1j * (sign.conj() * gsign).imag
+        g = (glog - 1j * (sign.conj() * gsign).imag).conj()
     else:
         g = glog
     n = a.shape[-1]

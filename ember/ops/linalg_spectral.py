@@ -32,9 +32,10 @@ def _check_phase(X, name, what):
     if X.is_complex() and X.numel():
         im = X.diagonal(0, -2, -1).imag
         if float(im.abs().max()) > 1e-2:
+            tail = ("depends on this phase term, making it ill-defined." if what == "singular vectors"
+                    else "depends on this quantity, so it is ill-defined.")
             raise RuntimeError(f"{name}: The {what} in the complex case are specified up to "
-                               f"multiplication by e^{{i phi}}. The specified loss function depends on "
-                               f"this quantity, so it is ill-defined.")
+                               f"multiplication by e^{{i phi}}. The specified loss function {tail}")
 
 
 # ------------------------------------------------------------------------------ svd
@@ -314,9 +315,10 @@ def _(grad, a):
     n = a.shape[-1]
     ah = a.mH
     z = grad.new_zeros(grad.shape)
-    top = cat([ah, grad], dim=-1, sizes=(n, n))
-    bottom = cat([z, ah], dim=-1, sizes=(n, n))
-    big = cat([top, bottom], dim=-2, sizes=(n, n))
+    d = a.dim()
+    top = cat([ah, grad], dim=d - 1, sizes=(n, n))
+    bottom = cat([z, ah], dim=d - 1, sizes=(n, n))
+    big = cat([top, bottom], dim=d - 2, sizes=(n, n))
     return linalg_matrix_exp(big)[..., :n, n:]
 
 
@@ -366,14 +368,14 @@ def _(grads, outs):
         g1 = linalg_solve_triangular(L.mH, phi, upper=True, left=True, unitriangular=True)
         g1 = linalg_solve_triangular(U1.mH, g1, upper=False, left=False, unitriangular=False)
         g2 = linalg_solve_triangular(L.mH, gU2, upper=True, left=True, unitriangular=True)
-        return P @ cat([g1, g2], dim=-1, sizes=(m, n - m))
+        return P @ cat([g1, g2], dim=g1.dim() - 1, sizes=(m, n - m))
     # tall: A = P [L1; L2] U
     L1, L2, gL1, gL2 = L[..., :n, :], L[..., n:, :], gL[..., :n, :], gL[..., n:, :]
     phi = (L1.mH @ gL1).tril(-1) + (gU @ U.mH - L2.mH @ gL2).triu()
     g1 = linalg_solve_triangular(L1.mH, phi, upper=True, left=True, unitriangular=True)
     g1 = linalg_solve_triangular(U.mH, g1, upper=False, left=False, unitriangular=False)
     g2 = linalg_solve_triangular(U.mH, gL2, upper=False, left=False, unitriangular=False)
-    return P @ cat([g1, g2], dim=-2, sizes=(n, m - n))
+    return P @ cat([g1, g2], dim=g1.dim() - 2, sizes=(n, m - n))
 
 
 def lu_factor(a):

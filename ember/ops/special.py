@@ -28,7 +28,7 @@ def _real_only(name, a):
 
 
 def _not_impl(name):
-    def backward(grad, *args, **kw):
+    def backward(grad):
         raise RuntimeError(f"the derivative for '{name}' is not implemented.")
     return backward
 

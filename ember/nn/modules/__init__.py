@@ -36,3 +36,40 @@ __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", 
             "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
             "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
             "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+
+from .activation import (Hardshrink, MultiheadAttention, PReLU, RReLU, Softmax2d,  # noqa: E402
+                         Softshrink)
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: E402
+from .channelshuffle import ChannelShuffle  # noqa: E402
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
+from .loss import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa: E402
+                   KLDivLoss, MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                   MultiMarginLoss, NLLLoss2d, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+                   TripletMarginWithDistanceLoss)
+from .normalization import GroupNorm, LocalResponseNorm  # noqa: E402
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d,  # noqa: E402
+                      ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,
+                      ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
+                      ZeroPad1d, ZeroPad2d, ZeroPad3d)
+from .rnn import GRU, LSTM, RNN, RNNBase, RNNCell, RNNCellBase, GRUCell, LSTMCell  # noqa: E402
+from .sparse import EmbeddingBag  # noqa: E402
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                          TransformerEncoder, TransformerEncoderLayer)
+
+__all__ += ["Hardshrink", "MultiheadAttention", "PReLU", "RReLU", "Softmax2d", "Softshrink",
+            "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "ChannelShuffle",
+            "CosineSimilarity", "PairwiseDistance", "AlphaDropout", "Dropout1d", "Dropout2d",
+            "Dropout3d", "FeatureAlphaDropout", "InstanceNorm1d", "InstanceNorm2d",
+            "InstanceNorm3d", "CosineEmbeddingLoss", "CTCLoss", "GaussianNLLLoss",
+            "HingeEmbeddingLoss", "KLDivLoss", "MarginRankingLoss", "MultiLabelMarginLoss",
+            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss2d", "PoissonNLLLoss",
+            "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "GroupNorm",
+            "LocalResponseNorm", "CircularPad1d", "CircularPad2d", "CircularPad3d",
+            "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
+            "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+            "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "GRU", "LSTM", "RNN",
+            "RNNBase", "RNNCell", "RNNCellBase", "GRUCell", "LSTMCell", "EmbeddingBag",
+            "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+            "TransformerEncoderLayer"]

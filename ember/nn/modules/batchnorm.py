@@ -45,7 +45,7 @@ class _NormBase(Module):
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
             self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=D.long, device=device))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=D.int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -80,7 +80,7 @@ class _NormBase(Module):
             if key not in state_dict:
                 state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
                                    and self.num_batches_tracked.device.type != "meta"
-                                   else tensor(0, dtype=D.long))
+                                   else tensor(0, dtype=D.int64))
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 

@@ -35,7 +35,10 @@ from ...autograd.grad_mode import no_grad
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 
-__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
+from ._backward_hook import BackwardHook, _global_backward_hooks, _global_backward_pre_hooks
+
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -87,6 +90,20 @@ def register_module_forward_hook(hook, *, with_kwargs: bool = False,
     _global_forward_hooks[handle.id] = hook
     if always_call:
         _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+    """Register ``hook(module, grad_output)`` to run before every module's input gradients."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook) -> RemovableHandle:
+    """Register ``hook(module, grad_input, grad_output)`` for every module's backward."""
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
     return handle
 
 
@@ -151,7 +168,8 @@ class Module:
     def __call__(self, *args, **kwargs):
         # the fast path: one check of this module's hook dicts and the global ones
         if self._forward_hooks or self._forward_pre_hooks or _global_forward_hooks or \
-                _global_forward_pre_hooks:
+                _global_forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks or \
+                _global_backward_hooks or _global_backward_pre_hooks:
             return self._call_impl(*args, **kwargs)
         return self.forward(*args, **kwargs)
 
@@ -174,6 +192,14 @@ class Module:
                     res = hook(self, args)
                     if res is not None:
                         args = res if isinstance(res, tuple) else (res,)
+            bw_hook = None
+            if self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks or \
+                    _global_backward_pre_hooks:
+                bw_hook = BackwardHook(self, [*_global_backward_hooks.values(),
+                                              *self._backward_hooks.values()],
+                                       [*_global_backward_pre_hooks.values(),
+                                        *self._backward_pre_hooks.values()])
+                args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called or \
@@ -185,6 +211,8 @@ class Module:
                     res = hook(self, args, result)
                 if res is not None:
                     result = res
+            if bw_hook is not None:
+                result = bw_hook.setup_output_hook(result)
             return result
         except Exception:
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
@@ -226,6 +254,28 @@ class Module:
             self._forward_hooks_always_called[handle.id] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` runs when the output gradients are known; may return new
+        ones."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` runs when the input gradients are known; may
+        return new ``grad_input``."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                               "a single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     # ------------------------------------------------------------------ registration
