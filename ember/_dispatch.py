@@ -44,6 +44,7 @@ _ndarray = np.ndarray
 _FROM_NP = D.FROM_NP
 _LOW = (D.float16, D.bfloat16)
 _f32 = D.float32
+_F32 = np.dtype(np.float32)
 Tensor = None  # the public Tensor class, handed in by _tensor.py (set_tensor_class)
 
 
@@ -295,6 +296,22 @@ def _run_cpu(op, args, arrays, params):
             np.linalg.LinAlgError) as e:
         _explain_failure(op, args, params, e)
         raise
+    if type(res) is _ndarray and op.simple_out:  # the common case, inlined (one frame less)
+        if out_dt is not None:
+            if res.dtype != out_dt.np:
+                res = res.astype(out_dt.np)
+            dt = out_dt
+        else:
+            if low is not None and res.dtype == _F32:
+                res = res.astype(low.np)
+            dt = _FROM_NP[res.dtype]
+        t = _new(Tensor)
+        t._data = res
+        t._dtype = dt
+        t._meta = t._storage = t._grad_fn = t._ameta = t._base = t._vc = None
+        t._output_nr = 0
+        t._requires_grad = False
+        return t
     if op.kind == "foreach":  # a list of arrays, or None when the kernel wrote in place
         return None if res is None else [_wrap_out(op, r, args, None, None) for r in res]
     if op.num_outputs == 1:

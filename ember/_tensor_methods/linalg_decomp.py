@@ -5,8 +5,8 @@ and ``ops/linalg_spectral.py``, plus torch's older ``torch.*``/``Tensor`` forms 
 Example:
     >>> import ember
     >>> A = ember.tensor([[2., 1.], [1., 3.]])
-    >>> ember.linalg.solve(A, ember.tensor([3., 5.])).tolist()
-    [0.8000000715255737, 1.3999999761581421]
+    >>> [round(v, 4) for v in ember.linalg.solve(A, ember.tensor([3., 5.])).tolist()]
+    [0.8, 1.4]
 """
 from __future__ import annotations
 

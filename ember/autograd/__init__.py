@@ -146,3 +146,11 @@ class Variable:
     """Legacy name kept for ``Variable._execution_engine.queue_callback``."""
 
     _execution_engine = _Engine()
+
+
+def __getattr__(name):
+    # autograd.functional uses Tensor creation: imported on first use, after the Tensor exists
+    if name == "functional":
+        import importlib
+        return importlib.import_module(".functional", __name__)
+    raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

@@ -21,7 +21,7 @@ from .._tensor_methods.linalg_decomp import (LinAlgError, _out, cholesky, choles
                                              eigh, eigvals, eigvalsh, inv, inv_ex, lu, lu_factor,
                                              lu_factor_ex, lu_solve, matrix_exp, matrix_power, pinv,
                                              qr, slogdet, solve, solve_ex, solve_triangular, svd,
-                                             svdvals, linalg_cross as cross, return_types)
+                                             svdvals, linalg_cross as cross)
 from .._tensor_methods.reduction import vector_norm
 from ..overrides import public
 

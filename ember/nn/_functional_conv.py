@@ -468,7 +468,7 @@ def pad(input, pad, mode: str = "constant", value=None):
             out = out.narrow(d, max(-lo, 0), size - max(-lo, 0) - max(-hi, 0))
             size, lo, hi = out.shape[d], max(lo, 0), max(hi, 0)
         if lo or hi:
-            out = out.index_select(d, from_numpy(pad_indices(size, lo, hi, mode)))
+            out = out.index_select(d, from_numpy(pad_indices(size, lo, hi, mode)).to(out.device))
     return out
 
 

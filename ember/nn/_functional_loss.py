@@ -1,7 +1,7 @@
 """Loss functions of ``ember.nn.functional`` (layer L4), composites of ember ops.
 
-Class-index losses gather the target's log-probability when every target is a valid class, and
-otherwise (ignored or invalid targets) select it with a one-hot mask (``target == class``).
+Class-index losses run on the ``nll_loss`` primitive (a gather forward, a scatter backward) after a
+stable ``log_softmax`` primitive.
 
 Example:
     >>> import ember
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import warnings
 
-from .. import _dtype as D
-from .._creation import arange
 from .._tensor_methods.pointwise import where
 from .._dispatch import dispatch
 from ..ops import nn_ops as NN
@@ -149,31 +147,6 @@ def _class_view(t, ndim: int):
     return t.view((t.shape[0],) + (1,) * (ndim - 2)) if ndim >= 2 else t
 
 
-def _target_mask(input, target, ignore_index: int):
-    """``(mask, hits)``: boolean ``target == class`` mask shaped like ``input`` (ignored entries all
-    False) and the number of selected targets as a Python int."""
-    cdim = 1 if input.dim() >= 2 else 0
-    c = input.shape[cdim]
-    if target.dtype not in (D.int64, D.int32, D.int16, D.int8, D.uint8):
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
-    mask = (target.unsqueeze(1) if input.dim() >= 2 else target) == _class_view(arange(c), input.dim())
-    hits = mask.sum().item()
-    if hits != target.numel():
-        # some targets are ignored or out of bounds: only the latter is an error
-        flat = target.reshape(-1).tolist()
-        bad = [v for v in flat if (v < 0 or v >= c) and v != ignore_index]
-        if bad:
-            raise IndexError(f"Target {bad[0]} is out of bounds.")
-    if 0 <= ignore_index < c:
-        mask = mask & _unsq(target != ignore_index, input.dim())
-        hits = mask.sum().item()
-    return mask, hits
-
-
-def _unsq(t, ndim):
-    return t.unsqueeze(1) if ndim >= 2 else t
-
-
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
 
 
@@ -230,8 +203,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     smooth = where(keep, smooth, 0)
     if reduction == "mean":
         if weight is not None:
-            mask, _ = _target_mask(input, target, ignore_index)
-            smooth = smooth.sum() / where(mask, _class_view(weight, input.dim()), 0).sum()
+            # nll_loss above already rejected out-of-range targets
+            smooth = smooth.sum() / where(keep, weight[where(keep, target, 0)], 0).sum()
         else:
             smooth = smooth.sum() / keep.sum().to(smooth.dtype)
     elif reduction == "sum":

@@ -121,7 +121,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     # entries before the first -1 are the target classes
     valid = (t != -1).to(D.int64).cumprod(1) == 1
     ts = where(valid, t, 0)
-    is_target = ((ts.unsqueeze(-1) == arange(c)) & valid.unsqueeze(-1)).any(1)  # shape: (N, C)
+    is_target = ((ts.unsqueeze(-1) == arange(c, device=x.device)) & valid.unsqueeze(-1)).any(1)  # shape: (N, C)
     xj = x.gather(1, ts)                                                       # shape: (N, Cj)
     margins = (1 - xj.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0)               # shape: (N, Cj, Ci)
     mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
@@ -148,7 +148,7 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
         m = m * m
     if weight is not None:
         m = m * weight[t].unsqueeze(1)
-    m = where(t.unsqueeze(1) == arange(c), 0.0, m)
+    m = where(t.unsqueeze(1) == arange(c, device=m.device), 0.0, m)
     loss = m.sum(1) / c
     if input.dim() < 2:
         loss = loss.reshape(())

@@ -53,6 +53,7 @@ class OpDef:
         self.kernel = kernel
         self.kind = kind
         self.is_view = kind == "view"
+        self.simple_out = num_outputs == 1 and kind not in ("view", "foreach")  # dispatch's fast wrap
         self.promotion = promotion if kind == "pointwise" else "none"
         self.expr = expr
         self.promote_args = promote_args  # which positional args take part in promotion (None: all)

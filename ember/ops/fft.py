@@ -26,13 +26,6 @@ def _cdt(npdt):
     return np.dtype(np.complex64) if npdt in (np.float32, np.complex64) else np.dtype(np.complex128)
 
 
-def _check_dtype(dt, real_ok=True):
-    if dt in (D.float16, D.bfloat16, D.complex32 if hasattr(D, "complex32") else None):
-        raise RuntimeError(f"Unsupported dtype {dtype_title(dt)}")
-    if not (dt.is_floating_point or dt.is_complex):
-        raise RuntimeError(f"Unsupported dtype {dtype_title(dt)}")
-
-
 def _complex_of(dt):
     return D.complex64 if dt in (D.float32, D.complex64) else D.complex128
 

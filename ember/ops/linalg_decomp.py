@@ -70,10 +70,6 @@ def _prefix(name, batch, idx):
     return f"{name}: (Batch element {idx}): " if len(batch) else f"{name}: "
 
 
-def _real_dt(npdt):
-    return np.dtype(np.float32) if npdt in (np.complex64, np.float32) else np.dtype(np.float64)
-
-
 # ------------------------------------------------------------------------------ inverse, det
 def _singular_pivot(a2):
     """1-based index of the first zero pivot of LU (torch's 'diagonal element k is zero')."""

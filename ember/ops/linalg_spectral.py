@@ -12,12 +12,12 @@ import numpy as np
 
 from .. import _dtype as D
 from .linalg_decomp import (_kcheck, _meta_checks, _sl, check_float, check_matrix,
-                            linalg_solve, linalg_solve_triangular, lu_pivots)
+                            linalg_solve, linalg_solve_triangular)
 from ._registry import TensorMeta, primitive
 from .shape_copy import cat
 
 __all__ = ["linalg_svd", "linalg_svdvals", "linalg_eigh", "linalg_eigvalsh", "linalg_eig",
-           "linalg_eigvals", "linalg_pinv", "linalg_matrix_exp", "linalg_lu", "lu_factor"]
+           "linalg_eigvals", "linalg_pinv", "linalg_matrix_exp", "linalg_lu"]
 
 
 def _eye(t, n, dtype=None):
@@ -377,11 +377,3 @@ def _(grads, outs):
     g2 = linalg_solve_triangular(U.mH, gL2, upper=False, left=False, unitriangular=False)
     return P @ cat([g1, g2], dim=g1.dim() - 2, sizes=(n, m - n))
 
-
-def lu_factor(a):
-    """``(LU, pivots)`` arrays (no autograd: the public function composes ``linalg_lu``)."""
-    m, n = a.shape[-2], a.shape[-1]
-    if a.size == 0:
-        return a.copy(), np.ones(a.shape[:-2] + (min(m, n),), np.int32)
-    lu, piv = _sl().lu_factor(a, check_finite=False)
-    return lu, (piv + 1).astype(np.int32)

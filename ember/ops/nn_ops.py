@@ -170,7 +170,7 @@ def _nll_check(input, target, weight):
         ok = target.ndim == input.ndim - 1 and target.shape[0] == input.shape[0] and \
             target.shape[1:] == input.shape[2:]
     else:
-        ok = input.ndim == 1 and target.ndim == 0
+        ok = input.ndim == 1 and (target.ndim == 0 or target.shape == (1,))
     if not ok or (weight is not None and weight.size != input.shape[1 if input.ndim >= 2 else 0]):
         raise ValueError("nll_loss: shape mismatch")
 
@@ -186,6 +186,8 @@ def _safe_div(num, den):
 def nll_loss(input, target, weight, *, reduction=1, ignore_index=-100):
     """Negative log-likelihood of class indices; ``reduction`` 0 none, 1 mean, 2 sum (torch's enum)."""
     _nll_check(input, target, weight)
+    if input.ndim == 1 and target.ndim == 1:
+        target = target.reshape(())
     picked, w, _ = _nll_pick(input, target, weight, ignore_index)
     if w is not None:
         picked = picked * w
@@ -199,19 +201,38 @@ def nll_loss(input, target, weight, *, reduction=1, ignore_index=-100):
 
 @nll_loss.meta
 def _(input, target, weight, *, reduction=1, ignore_index=-100):
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
-    expect = (tuple(input.shape[:1]) + tuple(input.shape[2:])) if input.dim() >= 2 else ()
-    if tuple(target.shape) != expect:
-        raise RuntimeError(f"Expected target size {list(expect)}, got {list(target.shape)}")
-    c = input.shape[1 if input.dim() >= 2 else 0]
-    if weight is not None and weight.numel() != c:
-        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
-                           f"classes but got weight tensor of shape: {list(weight.shape)}")
-    return TensorMeta(expect if reduction == 0 else (), input.dtype)
+    # torch's checks in its order: nll_loss_nd, then nll_loss (1-2D) or nll_loss2d (4D, and 3D/5D+
+    # reshaped to it)
+    nd, td = input.dim(), target.dim()
+    ishape, tshape = list(input.shape), list(target.shape)
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and ishape[0] != (tshape[0] if td else 0):
+        raise ValueError(f"Expected input batch_size ({ishape[0]}) to match target batch_size "
+                         f"({tshape[0] if td else 0}).")
+    c = ishape[1 if nd >= 2 else 0]
+    if nd <= 2:
+        if nd == 1 and td == 1 and tshape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{tshape[0]}")
+        if td > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
+                               f"classes but got weight tensor of shape: {list(weight.shape)}")
+        expect = tshape if nd == 2 else []
+    else:
+        expect = ishape[:1] + ishape[2:]
+        if nd != 4 and tshape[1:] != ishape[2:]:
+            raise RuntimeError(f"Expected target size {expect}, got {tshape}")
+        if nd == 4 and td != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {td}")
+        if weight is not None and weight.numel() != c:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        if nd == 4 and tshape != expect:
+            raise RuntimeError(f"size mismatch (got input: {ishape} , target: {tshape}")
+    return TensorMeta(tuple(expect) if reduction == 0 else (), input.dtype)
 
 
 @nll_loss.derivative

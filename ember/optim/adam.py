@@ -155,8 +155,13 @@ class Adam(Optimizer):
             F._foreach_lerp_(avgs, gs, 1 - beta1)
             F._foreach_mul_(sqs, beta2)
             F._foreach_addcmul_(sqs, gs, gs, 1 - beta2)
-            step_size = [(lr / (1 - beta1 ** _get_value(s))) * -1 for s in steps]
-            bc2_sqrt = [(1 - beta2 ** _get_value(s)) ** 0.5 for s in steps]
+            sv = [_get_value(s) for s in steps]
+            if sv.count(sv[0]) == len(sv):  # the usual case: one scalar for the whole group
+                step_size = (lr / (1 - beta1 ** sv[0])) * -1
+                bc2_sqrt = (1 - beta2 ** sv[0]) ** 0.5
+            else:
+                step_size = [(lr / (1 - beta1 ** s)) * -1 for s in sv]
+                bc2_sqrt = [(1 - beta2 ** s) ** 0.5 for s in sv]
             if group["amsgrad"]:
                 mxs = [real(st["max_exp_avg_sq"]) for st in sts]
                 F._foreach_maximum_(mxs, sqs)

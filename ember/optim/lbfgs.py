@@ -10,8 +10,8 @@ Example:
     >>> def closure():
     ...     opt.zero_grad(); loss = ((w - 3) ** 2).sum(); loss.backward(); return loss
     >>> _ = opt.step(closure)
-    >>> w
-    tensor([3., 3.], requires_grad=True)
+    >>> [round(v, 4) for v in w.tolist()]
+    [3.0, 3.0]
 """
 from __future__ import annotations
 

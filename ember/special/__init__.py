@@ -3,7 +3,7 @@ special-only ones (Bessel functions, ndtr/ndtri/log_ndtr, erfcx, entr, zeta, inc
 
 Example:
     >>> import ember
-    >>> round(ember.special.ndtr(ember.tensor(0.)).item(), 3)
+    >>> ember.special.ndtr(ember.tensor(0.)).item()
     0.5
 """
 from __future__ import annotations

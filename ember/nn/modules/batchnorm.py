@@ -4,7 +4,7 @@ Example:
     >>> import ember
     >>> bn = BatchNorm2d(3)
     >>> bn
-    BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     >>> bn(ember.randn(4, 3, 2, 2)).shape, int(bn.num_batches_tracked)
     (torch.Size([4, 3, 2, 2]), 1)
 """
@@ -29,7 +29,7 @@ class _NormBase(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device=None,
-                 dtype=None) -> None:
+                 dtype=None, *, bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -38,7 +38,10 @@ class _NormBase(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(empty(num_features, dtype=dtype, device=device))
-            self.bias = Parameter(empty(num_features, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(empty(num_features, dtype=dtype, device=device))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -62,14 +65,16 @@ class _NormBase(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
 
     def extra_repr(self) -> str:
         return "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, " \
-               "track_running_stats={track_running_stats}".format(**self.__dict__)
+               "bias={use_bias}, track_running_stats={track_running_stats}".format(
+                   **self.__dict__, use_bias=self.bias is not None)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs) -> None:
@@ -133,8 +138,9 @@ class SyncBatchNorm(_BatchNorm):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, process_group=None,
-                 device=None, dtype=None) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
+                         bias=bias)
         self.process_group = process_group
 
     def _check_input_dim(self, input):
@@ -155,9 +161,8 @@ class SyncBatchNorm(_BatchNorm):
             out = cls(module.num_features, module.eps, module.momentum, module.affine,
                       module.track_running_stats, process_group)
             if module.affine:
-                with no_grad():
-                    out.weight = module.weight
-                    out.bias = module.bias
+                out.weight = module.weight
+                out.bias = module.bias
             out.running_mean = module.running_mean
             out.running_var = module.running_var
             out.num_batches_tracked = module.num_batches_tracked

@@ -4,7 +4,7 @@ Example:
     >>> import ember
     >>> m = InstanceNorm1d(3)
     >>> m
-    InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False)
+    InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, track_running_stats=False)
     >>> m(ember.randn(2, 3, 5)).shape
     torch.Size([2, 3, 5])
 """
@@ -23,8 +23,9 @@ class _InstanceNorm(_NormBase):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
                  affine: bool = False, track_running_stats: bool = False, device=None,
-                 dtype=None) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 dtype=None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
+                         bias=bias)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

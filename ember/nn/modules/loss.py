@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .._functional_loss import legacy_get_string
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
@@ -232,7 +233,7 @@ class TripletMarginWithDistanceLoss(_Loss):
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than "
                              f"0, got {margin} instead")
         self.distance_function = distance_function if distance_function is not None \
-            else F.pairwise_distance
+            else PairwiseDistance()
         self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):

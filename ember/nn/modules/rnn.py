@@ -221,7 +221,7 @@ class RNNBase(Module):
 
     def check_hidden_size(self, hx, expected, msg: str = "Expected hidden size {}, got {}") -> None:
         if tuple(hx.size()) != tuple(expected):
-            raise RuntimeError(msg.format(list(expected), list(hx.size())))
+            raise RuntimeError(msg.format(tuple(expected), list(hx.size())))
 
     def permute_hidden(self, hx, permutation):
         if permutation is None:
