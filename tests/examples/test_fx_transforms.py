@@ -6,15 +6,6 @@ import pytest
 from ember import nn
 
 
-def _batchnorm_works():
-    try:
-        nn.BatchNorm2d(2)
-    except Exception:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _batchnorm_works(), reason="ember.nn.BatchNorm2d is not usable yet")
 def test_fx_transforms_example(tmp_path, capsys):
     from ember.examples.fx_transforms import main
     main(["--out", str(tmp_path)])

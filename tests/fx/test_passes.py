@@ -164,15 +164,6 @@ def test_fuse_conv_bn_weights_against_functional_batch_norm():
                                rtol=1e-5, atol=1e-5)
 
 
-def _bn_usable():
-    try:
-        nn.BatchNorm2d(2)
-    except Exception:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not hasattr(nn, "BatchNorm2d") or not _bn_usable(), reason="ember.nn.BatchNorm2d not usable yet")
 def test_fuse_removes_batchnorm_and_keeps_results():
     class ConvBN(nn.Module):
         def __init__(self):
