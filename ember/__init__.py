@@ -34,6 +34,7 @@ from ._tensor_methods import (foreach as _m_foreach, indexing as _m_indexing, li
 from ._tensor_methods import (pointwise_math as _m_pointwise_math, scan as _m_scan,
                               sorting as _m_sorting)
 from ._tensor_methods import misc as _m_misc
+from ._tensor_methods import nn as _m_nn
 from ._tensor_methods import (linalg_decomp as _m_linalg_decomp, random_dist as _m_random_dist,
                               special as _m_special)
 
@@ -47,12 +48,13 @@ preserve_format = "preserve"
 
 for _mod in (_m_pointwise, _m_reduction, _m_view, _m_shape_copy, _m_indexing, _m_linalg, _m_random,
              _m_foreach, _m_pointwise_math, _m_sorting, _m_scan, _m_linalg_decomp, _m_random_dist,
-             _m_special, _m_misc):
+             _m_special, _m_misc, _m_nn):
     globals().update(_mod.FUNCTIONS)
 del _mod
 
 from . import accelerator, backends, cuda, optim, testing  # noqa: E402
 from . import nn  # noqa: E402
+globals().update({k: v for k, v in nn.functional.TORCH_FUNCTIONS.items() if k not in globals()})
 from ._threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,  # noqa: E402
                        set_num_threads)
 from . import serialization  # noqa: E402
@@ -84,14 +86,6 @@ def is_complex(input) -> "bool":
     return input.is_complex()
 
 
-def __getattr__(name: str):
-    # heavier namespaces load on first use, keeping `import ember` fast
-    if name == "fx":
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'ember' has no attribute '{name}'")
-
-
 from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: E402
                       FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
                       are_deterministic_algorithms_enabled, get_deterministic_debug_mode,
@@ -99,17 +93,36 @@ from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, Double
                       use_deterministic_algorithms)
 
 # subpackages and names imported on first use, keeping `import ember` fast
-_LAZY_MODULES = ("amp", "cpu", "distributions", "func", "jit", "hub", "distributed", "onnx")
+_LAZY_MODULES = ("fx", "amp", "cpu", "distributions", "func", "jit", "hub", "distributed", "onnx")
 _LAZY_AMP = ("autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
              "set_autocast_dtype", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
              "get_autocast_gpu_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
              "clear_autocast_cache")
 
 
+# out of scope: an AttributeError (so hasattr() probes stay False) that says why
+_UNSUPPORTED = {
+    "sparse layouts are not supported by ember": (
+        "sparse_coo_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
+        "sparse_bsc_tensor", "sparse_compressed_tensor", "sparse_coo", "sparse_csr", "sparse_csc",
+        "sparse_bsr", "sparse_bsc", "sparse"),
+    "quantized dtypes are not supported by ember": (
+        "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "quantize_per_tensor",
+        "quantize_per_channel", "dequantize", "quantization", "ao", "per_tensor_affine",
+        "per_channel_affine"),
+    "named tensors are not supported by ember": ("_C._enable_named_tensors",),
+    "MPS and XLA devices are not supported by ember (CPU only)": ("mps", "xla"),
+}
+
+
 def __getattr__(name):
+    # heavier namespaces load on first use, keeping `import ember` fast
     import importlib
     if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
+    for why, names in _UNSUPPORTED.items():
+        if name in names:
+            raise AttributeError(f"module 'ember' has no attribute '{name}': {why}")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")

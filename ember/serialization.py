@@ -29,7 +29,6 @@ import pickle
 import random as _random
 import struct
 import sys
-import zipfile
 
 import numpy as np
 
@@ -37,15 +36,17 @@ from ._storage import UntypedStorage
 from ._tensor_pickle import TypedStorage
 from ._serialization._load import (MAGIC_NUMBER, PROTOCOL_VERSION, LoadEndianness,
                                    get_default_load_endianness, load, set_default_load_endianness)
+from ._serialization._zipwrite import ZipWriter, crc_async
 from ._serialization._names import (STORAGE_TYPES, add_safe_globals, clear_safe_globals,
                                     get_safe_globals, safe_globals, to_torch_name)
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "DEFAULT_PROTOCOL", "LoadEndianness", "get_default_load_endianness",
-           "set_default_load_endianness"]
+           "set_default_load_endianness", "get_crc32_options", "set_crc32_options"]
 
 DEFAULT_PROTOCOL = 2
 _ALIGN = 64
+_compute_crc32 = True
 
 
 # ------------------------------------------------------------------------------------------ save
@@ -116,32 +117,34 @@ def _storage_bytes(st: UntypedStorage):
     return memoryview(b).cast("B")
 
 
-def _write_record(zf: zipfile.ZipFile, name: str, data) -> None:
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    n = len(data)
-    info.file_size = n
-    offset = zf.fp.tell()
-    z64 = 20 if n * 1.05 > zipfile.ZIP64_LIMIT else 0  # zipfile appends a zip64 extra field then
-    pad = (-(offset + 30 + len(name.encode()) + z64 + 4)) % _ALIGN
-    info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad  # torch's padding field id
-    with zf.open(info, "w", force_zip64=bool(z64)) as w:
-        w.write(data)
-
-
 def _write_zip(obj, fh, archive: str, protocol: int) -> None:
     data, storages = _pickle(obj, protocol)
-    with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-        _write_record(zf, f"{archive}/data.pkl", data)
-        _write_record(zf, f"{archive}/.format_version", b"1")
-        _write_record(zf, f"{archive}/.storage_alignment", b"64")
-        _write_record(zf, f"{archive}/byteorder", b"little")
-        for key, st, _ in storages.values():
-            if st._bytes is not None:
-                _write_record(zf, f"{archive}/data/{key}", _storage_bytes(st))
-        _write_record(zf, f"{archive}/version", b"3\n")
-        sid = "".join(_random.choice("0123456789") for _ in range(40))
-        _write_record(zf, f"{archive}/.data/serialization_id", sid.encode())
+    blobs = [(f"{archive}/data/{key}", _storage_bytes(st)) for key, st, _ in storages.values()
+             if st._bytes is not None]
+    # every storage's CRC-32 is queued now: the worker runs one storage ahead of the writes below
+    crcs = [crc_async(b, _compute_crc32) for _, b in blobs]
+    zw = ZipWriter(fh, _ALIGN)
+    zw.write_record(f"{archive}/data.pkl", data)
+    zw.write_record(f"{archive}/.format_version", b"1")
+    zw.write_record(f"{archive}/.storage_alignment", b"64")
+    zw.write_record(f"{archive}/byteorder", b"little")
+    for (rec, b), crc in zip(blobs, crcs):
+        zw.write_record(rec, b, crc)
+    zw.write_record(f"{archive}/version", b"3\n")
+    sid = "".join(_random.choice("0123456789") for _ in range(40))
+    zw.write_record(f"{archive}/.data/serialization_id", sid.encode())
+    zw.close()
+
+
+def get_crc32_options() -> bool:
+    """Whether ``save`` computes each record's CRC-32 (default True; ``load`` checks it on request)."""
+    return _compute_crc32
+
+
+def set_crc32_options(compute_crc32: bool) -> None:
+    """Set whether ``save`` computes CRC-32s; without them zip tools complain but ``load`` works."""
+    global _compute_crc32
+    _compute_crc32 = bool(compute_crc32)
 
 
 def _write_legacy(obj, fh, protocol: int) -> None:

@@ -32,13 +32,16 @@ LAYERS = [
     # L3 the torch.* surface
     ("_functions.py", 3), ("_functions/*", 3), ("serialization.py", 3), ("_serialization/*", 3),
     ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3), ("functional.py", 3), ("_linalg*.py", 3),
-    ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_window.py", 3),
+    ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_legacy.py", 3), ("func/*", 3),
+    ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3),
     # L8 before L4 so nn/parallel is not taken for nn
     ("nn/parallel/*", 8), ("distributed/*", 8),
     # L4 nn
     ("nn/*", 4),
     # L5 peers
-    ("optim/*", 5), ("utils/data/*", 5), ("amp/*", 5), ("cuda/*", 5),
+    ("optim/*", 5), ("utils/data/*", 5), ("amp/*", 5), ("cuda/*", 5), ("cpu/*", 5),
+    ("distributions/*", 5), ("utils/checkpoint.py", 5), ("hub.py", 5),
+    ("utils/tensorboard/*", 6),  # add_graph traces with fx
     # L6, L7
     ("fx/*", 6), ("_dynamo/*", 7), ("_inductor/*", 7),
 ]

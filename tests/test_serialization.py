@@ -408,20 +408,99 @@ def test_truncated_file_errors_name_file_and_problem(tmp_path, keep):
         ember.load(path)
 
 
+def _flip_data_byte(path, data, rec, at=5):
+    """A copy of ``data`` with one byte of record ``rec``'s data inverted, written to ``path``."""
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo(rec)
+    n, m = np.frombuffer(data[info.header_offset + 26:info.header_offset + 30], "<u2")
+    bad = bytearray(data)
+    bad[info.header_offset + 30 + int(n) + int(m) + at] ^= 0xFF
+    path.write_bytes(bytes(bad))
+
+
 def test_flipped_bytes_are_detected(tmp_path):
     path, data = _saved(tmp_path)
-    zf = zipfile.ZipFile(path)
-    for rec in ("ck/data/0", "ck/data.pkl"):
-        info = zf.getinfo(rec)
-        with open(path, "rb") as fh:
-            fh.seek(info.header_offset + 26)
-            n, m = np.frombuffer(fh.read(4), "<u2")
-        pos = info.header_offset + 30 + int(n) + int(m) + 5
+    # the pickle record is always CRC-checked
+    _flip_data_byte(path, data, "ck/data.pkl")
+    with pytest.raises(RuntimeError, match=r"ck\.pt: record ck/data\.pkl.*(CRC|corrupted)"):
+        ember.load(path)
+    # storage records are CRC-checked only on request (check_crc=True), like torch.load, which
+    # never checks: by default a flipped data byte loads as a changed value, as in torch
+    _flip_data_byte(path, data, "ck/data/0")
+    assert ember.load(path)["w"].tolist() != list(range(1000))
+    assert torch.load(path, weights_only=True)["w"].tolist() != list(range(1000))
+    with pytest.raises(RuntimeError, match=r"ck\.pt: record ck/data/0 fails its CRC-32 check"):
+        ember.load(path, check_crc=True)
+    with pytest.raises(RuntimeError, match=r"ck\.pt: record ck/data/0 fails its CRC-32 check"):
+        ember.load(path, check_crc=True, mmap=True)
+    path.write_bytes(data)
+    assert ember.load(path, check_crc=True)["w"].tolist() == list(range(1000))
+
+
+def test_damaged_archive_structure_is_caught_without_crc(tmp_path):
+    path, data = _saved(tmp_path)
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo("ck/data/0")
+    for at, what in [(0, "bad local file header"), (30, "does not match the central directory"),
+                     (26, "does not match the central directory")]:
         bad = bytearray(data)
-        bad[pos] ^= 0xFF
+        bad[info.header_offset + at] ^= 0x41
         path.write_bytes(bytes(bad))
-        with pytest.raises(RuntimeError, match=rf"ck\.pt: record {rec}.*(CRC|corrupted)"):
+        with pytest.raises(RuntimeError, match=rf"ck\.pt: record ck/data/0.*{what}"):
             ember.load(path)
+    # a local header whose extra field claims too much would read into the central directory
+    bad = bytearray(data)
+    bad[info.header_offset + 28:info.header_offset + 30] = (60000).to_bytes(2, "little")
+    path.write_bytes(bytes(bad))
+    with pytest.raises(RuntimeError, match=r"ck\.pt: record ck/data/0 runs past"):
+        ember.load(path)
+
+
+def test_zip_records_crc_and_zip64(tmp_path, monkeypatch):
+    import ember._serialization._zipwrite as zw
+    sd = {"a": ember.arange(1000.), "b": ember.arange(12).view(3, 4)[:, 1:], "c": ember.ones(())}
+    for limit in (zw._ZIP64_LIMIT, 100):  # 100: every size and offset takes the zip64 path
+        monkeypatch.setattr(zw, "_ZIP64_LIMIT", limit)
+        buf = io.BytesIO(b"junk before the archive")
+        buf.seek(0, 2)
+        ember.save(sd, buf)
+        raw = buf.getvalue()[len(b"junk before the archive"):]
+        zf = zipfile.ZipFile(io.BytesIO(raw))
+        assert zf.testzip() is None  # every CRC-32 is right
+        if limit == 100:
+            assert any(i.file_size > 100 and i.header_offset > 100 for i in zf.infolist())
+        t = torch.load(io.BytesIO(raw), weights_only=True)
+        for k in sd:
+            _same(ember.load(io.BytesIO(raw), check_crc=True)[k], t[k])
+            np.testing.assert_array_equal(t[k].numpy(), sd[k].numpy())
+        buf.seek(len(b"junk before the archive"))  # offsets are archive-relative, as zipfile's
+        _same(ember.load(buf, check_crc=True)["b"], t["b"])
+    monkeypatch.undo()
+    # without CRCs (torch's set_crc32_options(False)) the file still loads in torch and in ember
+    assert ember.serialization.get_crc32_options() is True
+    ember.serialization.set_crc32_options(False)
+    try:
+        ember.save(sd, tmp_path / "nocrc.pt")
+    finally:
+        ember.serialization.set_crc32_options(True)
+    assert torch.load(tmp_path / "nocrc.pt", weights_only=True)["a"].tolist() == list(range(1000))
+    assert ember.load(tmp_path / "nocrc.pt")["a"].tolist() == list(range(1000))
+
+
+def test_large_storages_through_raw_and_buffered_files(tmp_path):
+    big = ember.from_numpy(np.random.default_rng(0).standard_normal((600, 1000)).astype(np.float32))
+    sd = {"big": big, "view": big[10:20, 5:], "small": ember.arange(3)}
+    with open(tmp_path / "raw.pt", "wb", buffering=0) as fh:  # raw stream: short writes are resumed
+        ember.save(sd, fh)
+    with open(tmp_path / "raw.pt", "rb", buffering=0) as fh:  # and short reads
+        got = ember.load(fh, check_crc=True)
+    t = torch.load(tmp_path / "raw.pt", weights_only=True)
+    for k in sd:
+        _same(got[k], t[k])
+    assert got["view"].untyped_storage() is got["big"].untyped_storage()
+    torch.save({k: torch.from_numpy(v.numpy()) for k, v in sd.items() if k != "view"},
+               tmp_path / "t.pt")
+    assert zipfile.ZipFile(tmp_path / "t.pt").testzip() is None
+    np.testing.assert_array_equal(ember.load(tmp_path / "t.pt", check_crc=True)["big"].numpy(),
+                                  big.numpy())
 
 
 def test_empty_legacy_truncated_and_not_a_checkpoint(tmp_path):

@@ -69,3 +69,21 @@ def test_set_shares_the_source_storage():
     t[0] = 7.0
     assert src[0].item() == 7.0
     assert t.untyped_storage().data_ptr() == src.untyped_storage().data_ptr()
+
+
+def test_share_memory_is_seen_by_a_forked_child():
+    import multiprocessing as mp
+    t = ember.zeros(4)
+    assert not t.is_shared()
+    assert t.share_memory_() is t and t.is_shared()
+
+    def child(x):
+        x.add_(3.0)
+
+    p = mp.get_context("fork").Process(target=child, args=(t,))
+    p.start()
+    p.join(30)
+    assert p.exitcode == 0
+    assert t.tolist() == [3.0, 3.0, 3.0, 3.0]
+    m = ember.nn.Linear(2, 2).share_memory()
+    assert all(p.is_shared() for p in m.parameters())

@@ -3,7 +3,15 @@
 Every storage record is read once into one NumPy buffer (or mapped from the file with ``mmap=True``)
 and every tensor naming that storage is built as a view over it, so sharing survives the round trip.
 Damaged files raise a ``RuntimeError`` naming the file and what is wrong (truncated archive, missing
-record, size or CRC-32 mismatch, bad magic number).
+record, size mismatch, bad magic number, and a CRC-32 mismatch when asked for).
+
+Checking choice: like ``torch.load``, storages are not CRC-checked by default, since that costs a
+second pass over every byte. What is always checked is cheap and catches truncation and most
+damage to the archive's structure: the central directory must be found, every record's local
+header must match its directory entry (signature, name, method), its data must lie before the
+central directory and read in full, and its size must be what the pickle expects. The pickle
+record itself is small and always CRC-checked. ``load(..., check_crc=True)`` also verifies every
+storage's CRC-32 (overlapped with reading, in a worker thread) and so catches flipped data bytes.
 """
 from __future__ import annotations
 
@@ -22,6 +30,7 @@ from .._device import device as _device
 from .._storage import UntypedStorage
 from .._tensor_pickle import TypedStorage, storage_from_array
 from ._names import FullUnpickler, RestrictedUnpickler, StorageType
+from ._zipwrite import crc_async
 
 __all__ = ["load", "MAGIC_NUMBER", "PROTOCOL_VERSION", "LoadEndianness",
            "get_default_load_endianness", "set_default_load_endianness"]
@@ -128,7 +137,7 @@ def _run_unpickler(up, name: str, weights_only: bool):
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
-         **pickle_load_args):
+         check_crc: bool = False, **pickle_load_args):
     """Load an object saved with ``ember.save`` or ``torch.save`` (zip or legacy format).
 
     Args:
@@ -141,6 +150,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             approved with ``add_safe_globals``. False runs arbitrary pickled code: only for
             files you trust.
         mmap (bool): map storages from the file instead of reading them (zip format, path or file).
+        check_crc (bool): ember's addition: also verify every storage record's CRC-32 (zip format),
+            which catches flipped data bytes. Off by default, as in ``torch.load``: truncation and
+            structural damage are caught without it (see the module docstring).
 
     Example:
         >>> import io, ember
@@ -176,7 +188,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         if not head:
             raise _corrupt(name, "the file is empty: not a checkpoint (truncated or never written)")
         if head[:4] == _ZIP_MAGIC:
-            return _load_zip(fh, name, locator, unpickler, weights_only, mmap)
+            return _load_zip(fh, name, locator, unpickler, weights_only, mmap, check_crc)
         if mmap:
             raise RuntimeError("mmap can only be used with files saved with "
                                "`torch.save(_use_new_zipfile_serialization=True)`, please torch.save "
@@ -191,7 +203,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
 
 # --------------------------------------------------------------------------------------- zip
-def _load_zip(fh, name, locator, unpickler, weights_only, mmap):
+def _load_zip(fh, name, locator, unpickler, weights_only, mmap, check_crc=False):
     try:
         zf = zipfile.ZipFile(fh)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error) as e:
@@ -215,7 +227,8 @@ def _load_zip(fh, name, locator, unpickler, weights_only, mmap):
         if not hasattr(fh, "fileno"):
             raise ValueError("f must be a file path or a file object with a fileno in order to use mmap")
         whole = np.frombuffer(_mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY), np.uint8)
-    loaded, checks = {}, []
+    loaded = {}
+    checks = [] if check_crc else None
 
     def persistent_load(pid):
         dt, key, location, numel = _check_pid(pid, name, 5)
@@ -230,26 +243,10 @@ def _load_zip(fh, name, locator, unpickler, weights_only, mmap):
     try:
         result = _run_unpickler(up, name, weights_only)
     finally:
-        bad = [rec for rec, crc, fut in checks if fut.result() != crc]
+        bad = [rec for rec, crc, fut in checks or () if fut.result() != crc]
     if bad:
         raise _corrupt(name, f"record {bad[0]} fails its CRC-32 check: the data is corrupted")
     return result
-
-
-_crc_pool = None
-
-
-def _crc_async(buf):
-    # zlib.crc32 releases the GIL: checking storage i overlaps reading storage i+1
-    global _crc_pool
-    import concurrent.futures  # lazily: `import ember` stays fast
-    if buf.nbytes < 1 << 20:
-        f = concurrent.futures.Future()
-        f.set_result(zlib.crc32(buf))
-        return f
-    if _crc_pool is None:
-        _crc_pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ember-crc")
-    return _crc_pool.submit(zlib.crc32, buf)
 
 
 def _read_record(zf, rec, name) -> bytes:
@@ -259,13 +256,22 @@ def _read_record(zf, rec, name) -> bytes:
         raise _corrupt(name, f"record {rec} cannot be read: {e}") from None
 
 
-def _data_offset(fh, info, name, rec) -> int:
+def _data_offset(zf, fh, info, name, rec) -> int:
+    """Where ``info``'s data starts, after checking its local header against the central directory."""
     fh.seek(info.header_offset)
-    h = fh.read(30)
+    fname = info.orig_filename.encode("utf-8")
+    h = fh.read(30 + len(fname))
     if len(h) < 30 or h[:4] != _ZIP_MAGIC:
         raise _corrupt(name, f"record {rec} has a bad local file header (corrupted archive)")
-    n, m = struct.unpack("<HH", h[26:30])
-    return info.header_offset + 30 + n + m
+    method, (n, m) = struct.unpack("<H", h[8:10])[0], struct.unpack("<HH", h[26:30])
+    if n != len(fname) or h[30:] != fname or method != info.compress_type:
+        raise _corrupt(name, f"record {rec}'s local file header does not match the central directory "
+                             "(corrupted archive)")
+    off = info.header_offset + 30 + n + m
+    if off + info.compress_size > zf.start_dir:
+        raise _corrupt(name, f"record {rec} runs past the start of the central directory "
+                             "(corrupted archive)")
+    return off
 
 
 def _read_storage(zf, fh, name, rec, nbytes, dt, location, locator, whole, order, checks):
@@ -282,18 +288,19 @@ def _read_storage(zf, fh, name, rec, nbytes, dt, location, locator, whole, order
     if info.compress_type != zipfile.ZIP_STORED:
         buf = np.frombuffer(bytearray(_read_record(zf, rec, name)), np.uint8)
     else:
-        off = _data_offset(fh, info, name, rec)
+        off = _data_offset(zf, fh, info, name, rec)
         if whole is not None:
             buf = whole[off:off + nbytes]
             if buf.nbytes != nbytes:
                 raise _corrupt(name, f"record {rec} is truncated")
         else:
-            buf = np.empty(nbytes, np.uint8)
+            buf = np.empty(nbytes, np.uint8)  # read straight into the storage's final buffer
             fh.seek(off)
-            got = fh.readinto(buf) if hasattr(fh, "readinto") else _read_into(fh, buf)
+            got = _read_full(fh, buf)
             if got != nbytes:
                 raise _corrupt(name, f"record {rec} is truncated: {got} of {nbytes} bytes present")
-            checks.append((rec, info.CRC, _crc_async(buf)))
+        if checks is not None:  # the worker checks this record while the next one is read
+            checks.append((rec, info.CRC, crc_async(buf)))
     if order == b"big" and dt.itemsize > 1:
         buf = buf.view(dt.np).byteswap().view(np.uint8)
     st = storage_from_array(buf)
@@ -302,10 +309,19 @@ def _read_storage(zf, fh, name, rec, nbytes, dt, location, locator, whole, order
     return st
 
 
-def _read_into(fh, buf) -> int:
-    b = fh.read(buf.nbytes)
-    buf[:len(b)] = np.frombuffer(b, np.uint8)
-    return len(b)
+def _read_full(fh, buf) -> int:
+    """Fill the uint8 array ``buf`` from ``fh`` (until EOF); returns the byte count read."""
+    if not hasattr(fh, "readinto"):
+        b = fh.read(buf.nbytes)
+        buf[:len(b)] = np.frombuffer(b, np.uint8)
+        return len(b)
+    mv, got = memoryview(buf), 0
+    while got < buf.nbytes:  # raw or socket-like streams may return short reads
+        n = fh.readinto(mv[got:])
+        if not n:
+            break
+        got += n
+    return got
 
 
 # ------------------------------------------------------------------------------------ legacy
@@ -375,7 +391,7 @@ def _load_legacy(fh, name, locator, unpickler, weights_only):
         if st._bytes is None:
             fh.seek(n * dt.itemsize, 1)
             continue
-        got = fh.readinto(st._bytes) if hasattr(fh, "readinto") else _read_into(fh, st._bytes)
+        got = _read_full(fh, st._bytes)
         if got != st._bytes.nbytes:
             raise _corrupt(name, f"storage {key} is truncated: {got} of {st._bytes.nbytes} bytes present")
         if not little and dt.itemsize > 1:

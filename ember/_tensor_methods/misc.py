@@ -14,6 +14,8 @@ Example:
 """
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from .. import _dtype as D
@@ -75,6 +77,35 @@ def _become(self, view):
     return self
 
 
+class _SharedMap(mmap.mmap):
+    """Anonymous shared memory (MAP_SHARED): forked processes see the same pages (Hogwild-style
+    training with ``Module.share_memory()``)."""
+
+
+def _is_shared(t) -> bool:
+    d = t._data
+    if d is None:
+        return False
+    while isinstance(d, np.ndarray):
+        d = d.base
+    return isinstance(d, _SharedMap)
+
+
+def _share_memory_(self):
+    """Move this tensor's data into shared memory (a no-op when it is already there).
+
+    The tensor's own buffer is replaced; views taken before keep the old memory.
+    """
+    if self._data is None or _is_shared(self):
+        return self
+    arr = self._data
+    seg = _SharedMap(-1, max(arr.nbytes, 1), flags=mmap.MAP_SHARED)
+    shared = np.ndarray(arr.shape, arr.dtype, buffer=seg)
+    shared[...] = arr
+    self._data, self._base, self._storage = shared, None, None
+    return self
+
+
 class MiscMixin:
     __slots__ = ()
     result_type = result_type
@@ -82,6 +113,9 @@ class MiscMixin:
     is_same_size = is_same_size
     trace = trace
     inner = inner
+
+    share_memory_ = _share_memory_
+    is_shared = _is_shared
 
     def is_neg(self) -> bool:
         return False

@@ -19,3 +19,12 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
            "init", "utils", "register_module_forward_hook", "register_module_forward_pre_hook",
            "register_module_full_backward_hook", "register_module_full_backward_pre_hook",
            *_modules_all]
+
+
+def __getattr__(name):
+    # nn.parallel belongs to a higher layer (distributed): imported on first use
+    if name in ("parallel", "DataParallel"):
+        import importlib
+        parallel = importlib.import_module(".parallel", __name__)
+        return parallel if name == "parallel" else parallel.DataParallel
+    raise AttributeError(f"module 'ember.nn' has no attribute '{name}'")

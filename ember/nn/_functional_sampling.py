@@ -20,7 +20,7 @@ import numpy as np
 from .._creation import from_numpy
 from .._tensor_methods.pointwise import where
 from ..overrides import public
-from ..ops.sampling import cubic_taps, linear_taps, nearest_taps, resample_dim
+from ..ops.sampling import aa_taps, cubic_taps, linear_taps, nearest_taps, resample_dim
 from ._functional_conv import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample",
@@ -82,7 +82,6 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         if not (mode in ("bilinear", "bicubic") and input.dim() == 4):
             raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and "
                              "requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate(antialias=True) is not implemented yet")
     if input.dim() not in (3, 4, 5) or mode not in ("nearest", "nearest-exact", "area", *_NEEDS):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.dim()}D) for the modes: {_MODES} (got {mode})")
@@ -107,6 +106,9 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
             idx = nearest_taps(n_in, n_out, sc, mode == "nearest-exact")
             if not (n_in == n_out and np.array_equal(idx, np.arange(n_in))):
                 x = resample_dim(x, dim=2 + i, idx=idx[:, None])
+        elif antialias:
+            idx, w = aa_taps(n_in, n_out, sc, align_corners, dt, mode == "bicubic")
+            x = resample_dim(x, dim=2 + i, idx=idx, weight=w)
         elif mode == "bicubic":
             idx, w = cubic_taps(n_in, n_out, sc, align_corners, dt)
             x = resample_dim(x, dim=2 + i, idx=idx, weight=w)
@@ -162,6 +164,28 @@ def _source_coords(c, size, padding_mode, align_corners):
     return c
 
 
+def _cubic_weights(t, a=-0.75):
+    """The 4 cubic-convolution weights (torch's A = -0.75) of taps at -1, 0, 1, 2 for offset ``t``."""
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    u = 1 - t
+    return far(t + 1), near(t), near(u), far(u + 1)
+
+
+def _bound_tap(c, size, padding_mode, align_corners):
+    """An integer tap coordinate moved inside by the padding mode (zeros: left for ``sample`` to
+    zero)."""
+    if padding_mode == "border":
+        return c.clamp(0, size - 1)
+    if padding_mode == "reflection":
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
+        return c.clamp(0, size - 1)
+    return c
+
+
 @public
 def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros", align_corners=None):
     """Sample ``input`` (N, C, H, W) at ``grid`` (N, H_out, W_out, 2) points in [-1, 1] (x, y order);
@@ -185,14 +209,17 @@ def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros"
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got "
                            f"input with sizes {list(input.shape)} and grid with sizes "
                            f"{list(grid.shape)}")
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample(mode='bicubic') is not implemented yet")
+    if mode == "bicubic" and nd != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     n, c = input.shape[:2]
     sizes = tuple(input.shape[2:])
     out_sp = tuple(grid.shape[1:-1])
     # spatial dim i (D, H, W order) reads grid component nd - 1 - i (x is the width)
-    coords = [_source_coords(grid[..., nd - 1 - i], sizes[i], padding_mode, align_corners)
-              for i in range(nd)]
+    if mode == "bicubic":  # the 4x4 taps are bounded one by one, so the padding applies per tap
+        coords = [_unnormalize(grid[..., nd - 1 - i], sizes[i], align_corners) for i in range(nd)]
+    else:
+        coords = [_source_coords(grid[..., nd - 1 - i], sizes[i], padding_mode, align_corners)
+                  for i in range(nd)]
     flat_in = input.reshape(n, c, -1)
 
     def sample(corner_idx, weight):
@@ -211,7 +238,17 @@ def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros"
         w = where(inside, weight, 0)
         return vals * w.reshape(n, 1, -1)
 
-    if mode == "nearest":
+    if mode == "bicubic":
+        lows = [co.detach().floor() for co in coords]
+        taps = [_cubic_weights(co - lo) for co, lo in zip(coords, lows)]
+        out = None
+        for a in range(4):
+            iy = _bound_tap(lows[0] + (a - 1), sizes[0], padding_mode, align_corners)
+            for b in range(4):
+                ix = _bound_tap(lows[1] + (b - 1), sizes[1], padding_mode, align_corners)
+                term = sample([iy, ix], taps[0][a] * taps[1][b])
+                out = term if out is None else out + term
+    elif mode == "nearest":
         # the grid gets a zero gradient (not none), as torch's grid_sampler backward gives
         one = 1 + sum((co - co.detach()) for co in coords) * 0
         out = sample([co.detach().round() for co in coords], one)

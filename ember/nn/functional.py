@@ -363,3 +363,62 @@ for _name in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_
               *_functional_loss_more.__all__, *_functional_misc.__all__):
     globals()[_name] = _adopt(globals()[_name])
 del _name
+
+
+# ------------------------------------------------------------------------------ torch.* aliases
+def _torch_dropout(name, fn):
+    def f(input, p, train):
+        return fn(input, p, train)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"``torch.{name}(input, p, train)``: :func:`ember.nn.functional.{fn.__name__}`."
+    return f
+
+
+def _torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                      cudnn_enabled=True):
+    """``torch.batch_norm``: :func:`ember.nn.functional.batch_norm` with aten's argument order."""
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _torch_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                         eps, cudnn_enabled=True):
+    """``torch.instance_norm``: :func:`ember.nn.functional.instance_norm` with aten's order."""
+    return instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum,
+                         eps)
+
+
+def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    """``torch.layer_norm``: :func:`ember.nn.functional.layer_norm`."""
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def _torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """``torch.group_norm``: :func:`ember.nn.functional.group_norm`."""
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
+def _torch_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """``torch.embedding(weight, indices)``: :func:`ember.nn.functional.embedding`, arguments swapped."""
+    return embedding(indices, weight, None if padding_idx < 0 else padding_idx,
+                     scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+# the nn functions torch also exposes as torch.xxx; only those whose aten signature equals
+# nn.functional's are plain aliases (losses take an int reduction there, so they are not exported)
+TORCH_FUNCTIONS = {n: globals()[n] for n in (
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "max_pool2d", "max_pool3d",
+    "max_pool1d_with_indices", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "cosine_similarity", "pairwise_distance", "pdist", "cdist", "prelu", "selu", "celu", "rrelu",
+    "hardshrink", "threshold", "bilinear", "rms_norm") if n in globals()}
+_ATEN_FORMS = dict(
+    dropout=_torch_dropout("dropout", dropout),
+    alpha_dropout=_torch_dropout("alpha_dropout", alpha_dropout),
+    feature_alpha_dropout=_torch_dropout("feature_alpha_dropout", feature_alpha_dropout),
+    batch_norm=_torch_batch_norm, instance_norm=_torch_instance_norm, layer_norm=_torch_layer_norm,
+    group_norm=_torch_group_norm, embedding=_torch_embedding)
+for _name, _f in _ATEN_FORMS.items():
+    _f.__name__ = _f.__qualname__ = _name
+    _f.__module__ = "ember"
+    TORCH_FUNCTIONS[_name] = public(_f)
+del _name, _f, _ATEN_FORMS

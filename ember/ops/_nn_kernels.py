@@ -3,6 +3,7 @@
 Imported lazily by ``nn_ops`` kernels (Numba is a runtime dependency, but ``import ember`` must not
 pay for it). Every loop takes C-contiguous float32/float64 arrays and accumulates row sums in float64;
 compiled code is cached on disk (``cache=True``) so only the first run in a fresh checkout compiles.
+Only reassociation (vectorised sums) and fused multiply-add are allowed: NaN and inf must propagate.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from numba import njit
 __all__ = ["layer_norm_forward", "layer_norm_backward", "index_add_rows"]
 
 
-@njit(cache=True, fastmath=True, nogil=True)
+@njit(cache=True, fastmath={"reassoc", "contract"}, nogil=True)
 def layer_norm_forward(x, w, b, eps, out, mu, rstd):  # pragma: no cover - compiled
     """Per row of ``x (m, n)``: mean, 1/std and ``(x - mean) * rstd * w + b`` into ``out``."""
     m, n = x.shape
@@ -34,7 +35,7 @@ def layer_norm_forward(x, w, b, eps, out, mu, rstd):  # pragma: no cover - compi
             out[i, j] = (x[i, j] - mean) * r * w[j] + b[j]
 
 
-@njit(cache=True, fastmath=True, nogil=True)
+@njit(cache=True, fastmath={"reassoc", "contract"}, nogil=True)
 def layer_norm_backward(g, x, mu, rstd, w, gi, gw, gb):  # pragma: no cover - compiled
     """Layer-norm gradients: ``gi`` per row; ``gw``/``gb`` (float64) accumulated over rows."""
     m, n = x.shape
@@ -59,7 +60,7 @@ def layer_norm_backward(g, x, mu, rstd, w, gi, gw, gb):  # pragma: no cover - co
             gi[i, j] = r * (g[i, j] * w[j] - a - xh * c)
 
 
-@njit(cache=True, fastmath=True, nogil=True)
+@njit(cache=True, fastmath={"reassoc", "contract"}, nogil=True)
 def index_add_rows(g, idx, skip, out):  # pragma: no cover - compiled
     """``out[idx[k]] += g[k]`` for every k whose index is not ``skip`` (indices checked by caller)."""
     k_, d = g.shape

@@ -18,11 +18,13 @@ Example:
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._registry import TensorMeta, primitive
 
-__all__ = ["nearest_taps", "linear_taps", "cubic_taps", "pad_indices", "resample_dim",
+__all__ = ["nearest_taps", "linear_taps", "cubic_taps", "aa_taps", "pad_indices", "resample_dim",
            "resample_dim_backward"]
 
 
@@ -90,6 +92,32 @@ def cubic_taps(in_size, out_size, scale, align_corners, dt):
     w = np.stack([_cc2(t + one, a), _cc1(t, a), _cc1(one - t, a), _cc2(one - t + one, a)], 1)
     idx = np.clip(i.astype(np.int64)[:, None] + np.arange(-1, 3), 0, in_size - 1)
     return idx, w.astype(dt)
+
+
+def aa_taps(in_size, out_size, scale, align_corners, dt, cubic):
+    """(idx (out, K), weights (out, K)) for antialiased bilinear / bicubic (Keys, a = -0.5) along one
+    dim: when downsampling, the filter is stretched by the scale so every input pixel contributes."""
+    s = _area_scale(in_size, out_size, align_corners, scale, dt)
+    interp = 4 if cubic else 2
+    support = interp * 0.5 * s if s >= 1 else interp * 0.5
+    k = int(math.ceil(support)) * 2 + 1
+    inv = dt(1 / s) if s >= 1 else dt(1)
+    center = dt(s) * (np.arange(out_size, dtype=dt) + dt(0.5))
+    # int() truncates toward zero as torch's static_cast does
+    xmin = np.maximum(np.trunc(center - dt(support) + dt(0.5)).astype(np.int64), 0)
+    xsize = np.clip(np.minimum(np.trunc(center + dt(support) + dt(0.5)).astype(np.int64), in_size)
+                    - xmin, 0, k)
+    j = np.arange(k)
+    x = np.abs((j + xmin[:, None] - center[:, None] + dt(0.5)) * inv).astype(dt)
+    if cubic:
+        a = dt(-0.5)
+        w = np.where(x < 1, _cc1(x, a), np.where(x < 2, _cc2(x, a), dt(0)))
+    else:
+        w = np.maximum(dt(1) - x, dt(0))
+    w = np.where(j < xsize[:, None], w, dt(0)).astype(dt)
+    total = w.sum(1, keepdims=True)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(dt)
+    return np.minimum(xmin[:, None] + j, in_size - 1), w
 
 
 def pad_indices(size, before, after, mode):

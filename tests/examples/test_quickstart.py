@@ -19,10 +19,12 @@ def test_quickstart_runs_and_learns(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     r2 = float(re.search(r"test R\^2: ([-\d.]+)", out).group(1))
     mse = float(re.search(r"test MSE: ([\d.]+)", out).group(1))
-    acc = float(re.search(r"test accuracy: ([\d.]+)", out).group(1))
+    acc = float(re.search(r"^test accuracy: ([\d.]+)", out, re.M).group(1))
+    conv_acc = float(re.search(r"^conv net test accuracy: ([\d.]+)", out, re.M).group(1))
     assert r2 > 0.9, out
     assert mse < 0.1, out
     assert acc >= 0.95, out
+    assert conv_acc >= 0.97, out
     for k in range(1, 6):
         assert f"fold {k}/5" in out
     png = tmp_path / "regression_loss.png"

@@ -12,7 +12,6 @@ from ember.nn.utils import parametrize as P
 from ember.nn.utils.fusion import fuse_conv_bn_eval, fuse_linear_bn_eval
 from ember.nn.utils.stateless import functional_call
 
-from ._helpers import to_ember
 from ._modcheck import check_module
 
 

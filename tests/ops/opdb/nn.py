@@ -19,6 +19,10 @@ def _fn(name, **fixed):
     return fn
 
 
+def _dt(lib, name):
+    return None if name is None else getattr(lib, name)
+
+
 def _idx(shape, high):
     return arr(shape, "int64", 0, high)
 
@@ -110,7 +114,13 @@ def _interp_linear(dt):
                    name="align"),
             Sample((arr((2, 2, 5, 4), dt),), dict(size=(3, 6), mode="bicubic"), name="bicubic"),
             Sample((arr((2, 3, 5), dt),), dict(scale_factor=2.5, mode="linear"), name="linear"),
-            Sample((arr((1, 2, 6, 6), dt),), dict(size=(4, 3), mode="area"), name="area")]
+            Sample((arr((1, 2, 6, 6), dt),), dict(size=(4, 3), mode="area"), name="area"),
+            Sample((arr((1, 1, 4, 3), dt),), dict(size=(2, 5), mode="bilinear", antialias=True),
+                   name="aa-tiny"),
+            Sample((arr((2, 2, 9, 7), dt),), dict(size=(4, 3), mode="bilinear", antialias=True),
+                   name="aa-bilinear"),
+            Sample((arr((1, 2, 10, 8), dt),), dict(scale_factor=0.4, mode="bicubic", antialias=True),
+                   name="aa-bicubic")]
 
 
 def _pad(dt):
@@ -141,6 +151,12 @@ def _grid_sample(dt):
                               dict(mode=mode, padding_mode=pm, align_corners=pm == "border"),
                               name=f"{mode}-{pm}"))
     return out
+
+
+def _grid_sample_bicubic(dt):
+    return [Sample((arr((1, 1, 3, 4), dt), arr((1, 2, 3, 2), dt, -1.3, 1.3)),
+                   dict(mode="bicubic", padding_mode=pm, align_corners=al), name=f"{pm}-{al}")
+            for pm in ("zeros", "border", "reflection") for al in (False, True)]
 
 
 # ------------------------------------------------------------------------------ norms, softmax
@@ -307,10 +323,16 @@ OPS = [
     OpInfo("nn.fold", _fn("fold"), _fold),
     OpInfo("nn.grid_sample", _fn("grid_sample"), _grid_sample, atol=1e-5, rtol=1e-5,
            grad_atol=1e-3, grad_rtol=1e-3),
+    OpInfo("nn.grid_sample_bicubic", _fn("grid_sample"), _grid_sample_bicubic, atol=1e-5,
+           rtol=1e-5, grad_atol=1e-3, grad_rtol=1e-3),
     OpInfo("nn.pixel_shuffle", _fn("pixel_shuffle"),
            lambda dt: [Sample((arr((1, 8, 2, 3), dt), 2))]),
     OpInfo("nn.softmax", _fn("softmax"), _softmax, gradgrad=True),
     OpInfo("nn.log_softmax", _fn("log_softmax"), _softmax, gradgrad=True),
+    OpInfo("softmax", lambda lib, x, d, dtype=None: lib.softmax(x, d, _dt(lib, dtype)),
+           lambda dt: _softmax(dt) + [Sample((arr((2, 3), dt), 0), dict(dtype="float64"), "dtype")]),
+    OpInfo("Tensor.log_softmax", lambda lib, x, d, dtype=None: x.log_softmax(d, dtype=_dt(lib, dtype)),
+           lambda dt: _softmax(dt) + [Sample((arr((2, 3), dt), 0), dict(dtype="float64"), "dtype")]),
     OpInfo("nn.layer_norm", _fn("layer_norm"), _layer_norm, atol=1e-5, rtol=1e-5),
     OpInfo("nn.group_norm", _fn("group_norm"), _group_norm, atol=1e-5, rtol=1e-5),
     OpInfo("nn.batch_norm_training", _batch_norm_train, _batch_norm, atol=1e-5, rtol=1e-5),
