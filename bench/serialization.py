@@ -1,9 +1,12 @@
 """Save and load a large float32 state dict (default 200 MB in 50 tensors) with ember and torch in one
-run: ``save`` (ember's includes flush + fsync + atomic rename; torch's does not fsync, so both are also
-shown without fsync for ember), ``load``, ``load(mmap=True)``, and each library loading the other's
-file. Prints seconds per operation and the ember/torch ratio (target: within 1.5x; mmap near instant).
+run: ``save`` (ember's includes flush + fsync + atomic rename; torch's does not fsync, so ember is
+also shown without fsync), ``load`` (ember's also with its opt-in storage CRC-32 check; torch never
+checks), ``load(mmap=True)``, and each library loading the other's file. Prints the best and median
+seconds per operation and the ember/torch ratio of the best times (target: within 1.5x; mmap near
+instant). The page cache and the disk make single runs noisy: raise ``--repeats`` for steadier
+numbers.
 
-Usage: ``python bench/serialization.py [--mb 200] [--repeats 3] [--dir DIR]``
+Usage: ``python bench/serialization.py [--mb 200] [--repeats 5] [--dir DIR]``
 """
 from __future__ import annotations
 
@@ -20,19 +23,24 @@ from collections import OrderedDict  # noqa: E402
 import numpy as np  # noqa: E402
 
 
-def best(fn, repeats: int) -> float:
-    times = []
+def timed(fe, ft, repeats: int):
+    """Best and median seconds of ember's and torch's runs, alternated so that neither one always
+    runs on a machine the other has just loaded. Dirty pages are flushed (``os.sync``, untimed)
+    before each run: otherwise whichever runs after an un-fsynced save pays for its writeback."""
+    te, tt = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        for fn, out in ((fe, te), (ft, tt)):
+            os.sync()
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return (min(te), float(np.median(te))), (min(tt), float(np.median(tt)))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=200)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--dir", default=None)
     args = ap.parse_args()
     import torch
@@ -60,15 +68,18 @@ def main() -> None:
         ("save", lambda: ember.save(e_sd, ep), lambda: torch.save(t_sd, tp)),
         ("save (ember without fsync)", ember_save_nofsync, lambda: torch.save(t_sd, tp)),
         ("load", lambda: ember.load(ep), lambda: torch.load(tp, weights_only=True)),
+        ("load (ember check_crc=True)", lambda: ember.load(ep, check_crc=True),
+         lambda: torch.load(tp, weights_only=True)),
         ("load mmap=True", lambda: ember.load(ep, mmap=True),
          lambda: torch.load(tp, mmap=True, weights_only=True)),
         ("load the other's file", lambda: ember.load(tp), lambda: torch.load(ep, weights_only=True)),
     ]
-    print(f"state dict: {n_tensors} float32 tensors, {args.mb} MB total; best of {args.repeats}")
-    print(f"{'operation':30s} {'ember s':>9s} {'torch s':>9s} {'ratio':>7s}")
+    print(f"state dict: {n_tensors} float32 tensors, {args.mb} MB total; {args.repeats} alternated runs")
+    print(f"{'operation':30s} {'ember best':>10s} {'(median)':>9s} {'torch best':>10s} {'(median)':>9s} "
+          f"{'ratio':>6s}")
     for name, fe, ft in rows:
-        te, tt = best(fe, args.repeats), best(ft, args.repeats)
-        print(f"{name:30s} {te:9.4f} {tt:9.4f} {te / tt:7.2f}")
+        (be, me), (bt, mt) = timed(fe, ft, args.repeats)
+        print(f"{name:30s} {be:10.4f} {me:9.4f} {bt:10.4f} {mt:9.4f} {be / bt:6.2f}")
     got = ember.load(tp)
     assert all(np.array_equal(got[k].numpy(), t_sd[k].numpy()) for k in t_sd)
     del S

@@ -110,7 +110,6 @@ _UNSUPPORTED = {
         "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "quantize_per_tensor",
         "quantize_per_channel", "dequantize", "quantization", "ao", "per_tensor_affine",
         "per_channel_affine"),
-    "named tensors are not supported by ember": ("_C._enable_named_tensors",),
     "MPS and XLA devices are not supported by ember (CPU only)": ("mps", "xla"),
 }
 

@@ -104,3 +104,14 @@ def test_import_stays_fast_and_lazy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     dt, loaded = out.stdout.split()
     assert float(dt) < 1.0 and loaded == "False"
+
+
+def test_out_of_scope_features_fail_clearly():
+    assert not hasattr(ember, "qint8") and not hasattr(ember, "sparse_coo_tensor")
+    with pytest.raises(AttributeError, match="sparse layouts are not supported by ember"):
+        ember.sparse_coo_tensor
+    with pytest.raises(AttributeError, match="quantized dtypes are not supported by ember"):
+        ember.quantize_per_tensor
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, meta device type"):
+        ember.zeros(2, device="mps")
+    assert not ember.backends.mps.is_available()

@@ -93,6 +93,9 @@ class OpDef:
                 var_kw = True
             else:
                 positional.append(p.name)
+        if "out" in self.input_names or "outs" in self.input_names:
+            raise TypeError(f"primitive {self.name}: an input may not be named 'out'/'outs' (those "
+                            "names mean the primitive's own outputs in a derivative)")
         for n in positional:
             if n not in self.input_names and n not in ("out", "outs"):
                 raise TypeError(f"derivative of {self.name}: '{n}' names no input of the kernel "

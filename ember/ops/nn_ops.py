@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._errors import dtype_title
 from ._registry import TensorMeta, primitive
 
 __all__ = ["softmax", "softmax_backward", "log_softmax", "log_softmax_backward", "nll_loss",
@@ -27,10 +28,14 @@ def _same(a, *, dim=None, **_):
 
 def _float_only(name, a):
     if a.dtype.kind not in "fc":
-        k = {"i": "Long", "u": "Byte", "b": "Bool"}.get(a.dtype.kind, str(a.dtype))
-        if a.dtype == np.int32:
-            k = "Int"
-        raise NotImplementedError(f'"{name}" not implemented for \'{k}\'')
+        raise NotImplementedError(f'"{name}" not implemented for \'{_title(a.dtype)}\'')
+
+
+def _title(dt):
+    try:
+        return dtype_title(dt)
+    except KeyError:
+        return dt.name
 
 
 # ------------------------------------------------------------------------------ softmax
@@ -113,15 +118,12 @@ def _(gg, grad, output, *, dim):
 
 
 # ------------------------------------------------------------------------------ nll_loss
-_TITLE = {"i": "Int", "f": "Float", "b": "Bool", "u": "Byte"}
-
-
 def _nll_index(target, c, ignore_index):
     """``(t, ignored)``: targets with ignored entries replaced by 0 (``ignored`` None when there are
     none); IndexError for a target out of ``[0, c)``."""
     if target.dtype != np.int64 and target.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{_TITLE.get(target.dtype.kind, str(target.dtype))}")
+                           f"{_title(target.dtype)}")
     # one unsigned compare finds negatives and too-large values alike (the common fast path)
     if not (target.astype(np.uint64, copy=False) >= c).any():
         return target, (target == ignore_index if 0 <= ignore_index < c else None)
@@ -278,14 +280,9 @@ def _(gg, target, weight, *, reduction, ignore_index):
 # ------------------------------------------------------------------------------ layer_norm
 def _compute_dtype(dt, name):
     if dt.kind == "c" or dt.kind not in "fV":
-        raise NotImplementedError(f'"{name}" not implemented for \'{_type_name(dt)}\'')
+        raise NotImplementedError(f'"{name}" not implemented for \'{_title(dt)}\'')
     # float16/bfloat16 compute in float32 and round once at the end
     return np.dtype(np.float32) if dt.itemsize < 4 else dt
-
-
-def _type_name(dt):
-    return {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long",
-            "int32": "Int", "bool": "Bool", "uint8": "Byte"}.get(dt.name, dt.name)
 
 
 def _rows(a, k, ct):

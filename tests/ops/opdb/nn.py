@@ -257,7 +257,18 @@ def _nll(dt):
 
 def _nll_errors(dt):
     return [Sample((arr((4, 3), dt), _idx((5,), 2)), name="batch"),
-            Sample((arr((4, 3), dt), _idx((4, 2), 2)), name="target-dim")]
+            Sample((arr((4, 3), dt), _idx((4, 2), 2)), name="target-dim"),
+            Sample((arr((3,), dt), _idx((2,), 2)), name="1d-target-size"),
+            Sample((arr((4, 3), dt), _idx((), 2)), name="0d-target"),
+            Sample((arr((2, 3, 4), dt), _idx((2, 5), 2)), name="3d-size"),
+            Sample((arr((2, 3, 4, 5), dt), _idx((2, 4, 6), 2)), name="4d-size"),
+            Sample((arr((2, 3, 4, 5), dt), _idx((2, 4), 2)), name="4d-target-dim"),
+            Sample((arr((2, 3, 4, 5), dt), _idx((2, 4, 5), 2)), dict(weight=arr((4,), dt)),
+                   name="4d-weight"),
+            Sample((arr((4, 3), dt), _idx((4,), 2)), dict(weight=arr((4,), dt)), name="weight"),
+            Sample((arr((4, 3), dt), arr((4,), dt)), name="float-target"),
+            Sample((arr((4, 3), dt), _idx((4,), 2).astype("int32")), name="int-target"),
+            Sample((arr((4, 3), dt), _idx((4,), 2) + 3), name="out-of-bounds")]
 
 
 def _cross_entropy(dt):
@@ -347,7 +358,9 @@ OPS = [
            notes="padding_idx and scale_grad_by_freq change the gradient on purpose: not d/dw"),
     OpInfo("nn.scaled_dot_product_attention", _fn("scaled_dot_product_attention"), _sdpa,
            atol=1e-5, rtol=1e-5),
-    OpInfo("nn.nll_loss", _fn("nll_loss"), _nll, error_samples=_nll_errors),
+    OpInfo("nn.nll_loss", _fn("nll_loss"), lambda dt: _nll(dt) + [
+        Sample((arr((3,), dt), _idx((1,), 2)), dict(reduction="none"), name="1d-target-1")],
+        error_samples=_nll_errors),
     OpInfo("nn.cross_entropy", _fn("cross_entropy"), _cross_entropy, atol=1e-5, rtol=1e-5),
     OpInfo("nn.mse_loss", _fn("mse_loss"), _pair_loss),
     OpInfo("nn.l1_loss", _fn("l1_loss"), _pair_loss),
