@@ -16,11 +16,11 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from collections import OrderedDict  # noqa: E402
+import tempfile
+import time
+from collections import OrderedDict
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 
 def timed(fe, ft, repeats: int):
@@ -44,6 +44,7 @@ def main() -> None:
     ap.add_argument("--dir", default=None)
     args = ap.parse_args()
     import torch
+
     import ember
     torch.set_num_threads(1)
     n_tensors = 50

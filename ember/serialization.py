@@ -6,6 +6,11 @@ persistent id ``('storage', torch.FloatStorage, key, location, numel)``), one st
 ``byteorder`` / ``version`` records. Real PyTorch reads ember's files (ember names are written as
 ``torch.X``) and ember reads PyTorch's, including the legacy non-zip format.
 
+Speed: each storage is written once, straight from its NumPy buffer; its CRC-32 (which zip readers
+and ``load(check_crc=True)`` verify) is computed in a worker thread ahead of the writes, and a save
+to a path fsyncs once, at the end. ``load`` reads each record straight into the storage's buffer
+and, like ``torch.load``, checks structure and sizes but not CRC-32s unless asked.
+
 ``load`` uses a restricted unpickler by default (``weights_only=True``): only tensors, storages,
 dtypes, OrderedDict and plain containers/numbers/strings, plus classes approved with
 ``add_safe_globals``. ``weights_only=False`` runs arbitrary pickled code: use it only for files you
@@ -32,17 +37,40 @@ import sys
 
 import numpy as np
 
+from ._serialization._load import (
+    MAGIC_NUMBER,
+    PROTOCOL_VERSION,
+    LoadEndianness,
+    get_default_load_endianness,
+    load,
+    set_default_load_endianness,
+)
+from ._serialization._names import (
+    STORAGE_TYPES,
+    add_safe_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    safe_globals,
+    to_torch_name,
+)
+from ._serialization._zipwrite import ZipWriter, crc_async
 from ._storage import UntypedStorage
 from ._tensor_pickle import TypedStorage
-from ._serialization._load import (MAGIC_NUMBER, PROTOCOL_VERSION, LoadEndianness,
-                                   get_default_load_endianness, load, set_default_load_endianness)
-from ._serialization._zipwrite import ZipWriter, crc_async
-from ._serialization._names import (STORAGE_TYPES, add_safe_globals, clear_safe_globals,
-                                    get_safe_globals, safe_globals, to_torch_name)
 
-__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "safe_globals", "DEFAULT_PROTOCOL", "LoadEndianness", "get_default_load_endianness",
-           "set_default_load_endianness", "get_crc32_options", "set_crc32_options"]
+__all__ = [
+    "DEFAULT_PROTOCOL",
+    "LoadEndianness",
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_crc32_options",
+    "get_default_load_endianness",
+    "get_safe_globals",
+    "load",
+    "safe_globals",
+    "save",
+    "set_crc32_options",
+    "set_default_load_endianness",
+]
 
 DEFAULT_PROTOCOL = 2
 _ALIGN = 64
@@ -92,7 +120,7 @@ def _rename_globals(data: bytes) -> bytes:
             module, name = arg.split(" ", 1)
             tm, tn = to_torch_name(module, name)
             end = ops[i + 1][2]
-            out += [data[last:pos], b"c" + f"{tm}\n{tn}\n".encode("utf-8")]
+            out += [data[last:pos], b"c" + f"{tm}\n{tn}\n".encode()]
             last = end
     out.append(data[last:])
     return b"".join(out)
@@ -117,17 +145,18 @@ def _storage_bytes(st: UntypedStorage):
     return memoryview(b).cast("B")
 
 
-def _write_zip(obj, fh, archive: str, protocol: int) -> None:
+def _write_zip(obj, fh, archive: str, protocol: int, byteorder: bool = True) -> None:
     data, storages = _pickle(obj, protocol)
     blobs = [(f"{archive}/data/{key}", _storage_bytes(st)) for key, st, _ in storages.values()
              if st._bytes is not None]
-    # every storage's CRC-32 is queued now: the worker runs one storage ahead of the writes below
+    # all CRC-32s are queued now: the worker thread computes them ahead of the writes below
     crcs = [crc_async(b, _compute_crc32) for _, b in blobs]
     zw = ZipWriter(fh, _ALIGN)
     zw.write_record(f"{archive}/data.pkl", data)
     zw.write_record(f"{archive}/.format_version", b"1")
     zw.write_record(f"{archive}/.storage_alignment", b"64")
-    zw.write_record(f"{archive}/byteorder", b"little")
+    if byteorder:
+        zw.write_record(f"{archive}/byteorder", b"little")
     for (rec, b), crc in zip(blobs, crcs):
         zw.write_record(rec, b, crc)
     zw.write_record(f"{archive}/version", b"3\n")
@@ -181,7 +210,7 @@ def save(obj, f, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
 
     def write(fh, archive):
         if _use_new_zipfile_serialization:
-            _write_zip(obj, fh, archive, pickle_protocol)
+            _write_zip(obj, fh, archive, pickle_protocol, not _disable_byteorder_record)
         else:
             _write_legacy(obj, fh, pickle_protocol)
 

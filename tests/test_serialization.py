@@ -53,8 +53,8 @@ def test_torch_file_every_dtype_with_views(tmp_path, dtype):
     obj = {"x": x, "t": x.t(), "row": x[1], "col": x[:, 2], "slice": x[1:, ::2], "scalar": x[0, 0].clone()}
     torch.save(obj, tmp_path / "f.pt")
     got = ember.load(tmp_path / "f.pt")
-    for k in obj:
-        _same(got[k], obj[k])
+    for k, v in obj.items():
+        _same(got[k], v)
     st = got["x"].untyped_storage()
     assert all(got[k].untyped_storage() is st for k in ("t", "row", "col", "slice"))
     assert got["scalar"].untyped_storage() is not st
@@ -68,8 +68,8 @@ def test_ember_file_loads_in_torch(tmp_path, dtype):
     obj = {"x": x, "t": x.t(), "row": x[1], "slice": x[1:, ::2], "zero_d": x[0, 0].clone()}
     ember.save(obj, tmp_path / "e.pt")
     got = torch.load(tmp_path / "e.pt", weights_only=True)
-    for k in obj:
-        _same(obj[k], got[k])
+    for k, v in obj.items():
+        _same(v, got[k])
     assert got["t"].untyped_storage().data_ptr() == got["x"].untyped_storage().data_ptr()
 
 
@@ -468,9 +468,10 @@ def test_zip_records_crc_and_zip64(tmp_path, monkeypatch):
         if limit == 100:
             assert any(i.file_size > 100 and i.header_offset > 100 for i in zf.infolist())
         t = torch.load(io.BytesIO(raw), weights_only=True)
-        for k in sd:
-            _same(ember.load(io.BytesIO(raw), check_crc=True)[k], t[k])
-            np.testing.assert_array_equal(t[k].numpy(), sd[k].numpy())
+        got = ember.load(io.BytesIO(raw), check_crc=True)
+        for k, v in sd.items():
+            _same(got[k], t[k])
+            np.testing.assert_array_equal(t[k].numpy(), v.numpy())
         buf.seek(len(b"junk before the archive"))  # offsets are archive-relative, as zipfile's
         _same(ember.load(buf, check_crc=True)["b"], t["b"])
     monkeypatch.undo()
@@ -515,3 +516,20 @@ def test_empty_legacy_truncated_and_not_a_checkpoint(tmp_path):
     (tmp_path / "junk.pt").write_bytes(b"hello world, not a checkpoint")
     with pytest.raises(RuntimeError, match=r"junk\.pt: not a checkpoint"):
         ember.load(tmp_path / "junk.pt")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_save_and_load_in_a_forked_child(tmp_path):
+    big = {"w": ember.arange(float(1 << 19))}  # 2 MB: its CRC-32 goes to the worker thread
+    ember.save(big, tmp_path / "parent.pt")  # the parent's worker thread now exists
+    pid = os.fork()
+    if pid == 0:  # the child inherits the pool object but not its thread
+        ok = False
+        try:
+            ember.save(big, tmp_path / "child.pt")
+            ok = ember.load(tmp_path / "child.pt", check_crc=True)["w"].shape == (1 << 19,)
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert ember.load(tmp_path / "child.pt", check_crc=True)["w"][-1].item() == (1 << 19) - 1

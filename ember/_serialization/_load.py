@@ -32,8 +32,14 @@ from .._tensor_pickle import TypedStorage, storage_from_array
 from ._names import FullUnpickler, RestrictedUnpickler, StorageType
 from ._zipwrite import crc_async
 
-__all__ = ["load", "MAGIC_NUMBER", "PROTOCOL_VERSION", "LoadEndianness",
-           "get_default_load_endianness", "set_default_load_endianness"]
+__all__ = [
+    "MAGIC_NUMBER",
+    "PROTOCOL_VERSION",
+    "LoadEndianness",
+    "get_default_load_endianness",
+    "load",
+    "set_default_load_endianness",
+]
 
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
@@ -86,12 +92,11 @@ class _Locator:
     def check(self, t: str) -> str:
         if t == "meta":
             return t
-        if t != "cpu" and not t.startswith("cpu:"):
-            if not self.warned:
-                warnings.warn(f"{self.name}: storages saved on '{t}' are loaded on 'cpu' because ember "
-                              f"has no '{t.split(':')[0]}' backend; pass map_location='cpu' to "
-                              "silence this warning", UserWarning, stacklevel=4)
-                self.warned = True
+        if t != "cpu" and not t.startswith("cpu:") and not self.warned:
+            warnings.warn(f"{self.name}: storages saved on '{t}' are loaded on 'cpu' because ember "
+                          f"has no '{t.split(':')[0]}' backend; pass map_location='cpu' to "
+                          "silence this warning", UserWarning, stacklevel=4)
+            self.warned = True
         return "cpu"
 
     def apply_callable(self, st: UntypedStorage, location: str) -> UntypedStorage:
@@ -175,7 +180,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     if isinstance(f, (str, os.PathLike)):
         name = os.fspath(f)
-        fh, opened = open(name, "rb"), True
+        fh, opened = open(name, "rb"), True  # noqa: SIM115 (closed in the finally below)
     else:
         fh, opened = f, False
         name = getattr(f, "name", None) or f"<{type(f).__name__}>"

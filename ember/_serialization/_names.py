@@ -24,8 +24,17 @@ from .._device import device
 from .._shape import Size
 from .._tensor import Tensor
 
-__all__ = ["STORAGE_TYPES", "StorageType", "to_torch_name", "FullUnpickler", "RestrictedUnpickler",
-           "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
+__all__ = [
+    "STORAGE_TYPES",
+    "FullUnpickler",
+    "RestrictedUnpickler",
+    "StorageType",
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "safe_globals",
+    "to_torch_name",
+]
 
 
 class StorageType:
@@ -127,7 +136,11 @@ def _resolve(module: str, name: str):
 
 # ------------------------------------------------------------------------------ allow-list
 def _allowed_by_default() -> dict:
-    from .._tensor_pickle import _rebuild_from_type_v2, _rebuild_tensor, _rebuild_tensor_v2
+    from .._tensor_pickle import (
+        _rebuild_from_type_v2,
+        _rebuild_tensor,
+        _rebuild_tensor_v2,
+    )
     rc = {("collections", "OrderedDict"): collections.OrderedDict,
           ("collections", "Counter"): collections.Counter,
           ("_codecs", "encode"): _encode,

@@ -9,6 +9,7 @@ records when sizes or offsets need them.
 """
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 
@@ -18,15 +19,17 @@ _ZIP64_LIMIT = (1 << 31) - 1  # as zipfile: above this a size or offset goes to 
 _DOSDATE = (0 << 9) | (1 << 5) | 1  # 1980-01-01, as torch's and zipfile's fixed-date records
 _INLINE_CRC = 1 << 20  # below this a thread hop costs more than the CRC itself
 
-_pool = None
+_pool = _pool_pid = None
 
 
 def crc_pool():
     """One shared worker thread for CRC-32s, created on first use (``import ember`` stays fast)."""
-    global _pool
-    if _pool is None:
+    global _pool, _pool_pid
+    # a forked child (e.g. a DataLoader worker) inherits the pool but not its thread: make a new one
+    if _pool is None or _pool_pid != os.getpid():
         import concurrent.futures
         _pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ember-crc")
+        _pool_pid = os.getpid()
     return _pool
 
 

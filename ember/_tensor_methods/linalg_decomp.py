@@ -52,13 +52,6 @@ def _out(res, out):
     return out.copy_(res)
 
 
-def _raise_info(info, name):
-    """Raise LinAlgError for a non-zero ``info`` (the ``*_ex(check_errors=True)`` path)."""
-    if info.numel() and bool((info != 0).any()):
-        raise LinAlgError(f"{name}: The factorization could not be completed (info = "
-                          f"{int(info.reshape(-1)[(info.reshape(-1) != 0).nonzero()[0, 0]])}).")
-
-
 # ------------------------------------------------------------------------------ inverse, det
 @public
 def inv_ex(A, *, check_errors=False, out=None):
@@ -123,9 +116,16 @@ def solve(A, B, *, left=True, out=None):
 
 @public
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    """``(result, info)``; a singular input raises (torch's CPU kernel checks even then)."""
-    X = solve(A, B, left=left)
-    return _out(RT.linalg_solve_ex((X, X.new_zeros(A.shape[:-2], dtype=D.int32))), out)
+    """``(result, info)``: ``info`` is non-zero where ``A`` is singular (raises with ``check_errors``)."""
+    if B.dim() == 0:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 1 dimensions.")
+    vec = _vector_case(A, B)
+    if vec:
+        B = B.unsqueeze(-1 if left else -2)
+    X, info = dispatch(LD.linalg_solve_ex, A, B, left=bool(left), check_errors=bool(check_errors))
+    if vec:
+        X = X.squeeze(-1 if left else -2)
+    return _out(RT.linalg_solve_ex((X, info)), out)
 
 
 @public
@@ -163,13 +163,15 @@ def _torch_cholesky(input, upper=False, *, out=None):
 
 @public
 def cholesky_solve(B, L, upper=False, *, out=None):
-    """Solve ``A X = B`` given the Cholesky factor of ``A``."""
+    """Solve ``A X = B`` given the Cholesky factor of ``A`` (only its triangle is read)."""
+    # torch differentiates through the whole of L (d(L^{-1}) = -L^{-1} dL L^{-1} for any dL), so the
+    # triangle is taken for the value only and the solves use the general, unmasked derivative
+    T = L.triu() if upper else L.tril()
+    T = L + (T - L).detach()
     if upper:
-        Y = solve_triangular(L.mH, B, upper=False)
-        X = solve_triangular(L, Y, upper=True)
+        X = solve(T, solve(T.mH, B))
     else:
-        Y = solve_triangular(L, B, upper=False)
-        X = solve_triangular(L.mH, Y, upper=True)
+        X = solve(T.mH, solve(T, B))
     return _out(X, out)
 
 
@@ -273,8 +275,9 @@ def matrix_power(A, n, *, out=None):
     if not isinstance(n, int):
         raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
     if n == 0:
-        eye = A.new_tensor(np.eye(A.shape[-1]), dtype=A.dtype)
-        return _out(eye.expand(A.shape).clone(), out)
+        # the identity, still connected to A (a zero gradient), as torch's result is
+        eye = A.new_tensor(np.eye(A.shape[-1]), dtype=A.dtype).expand(A.shape)
+        return _out(A.where(A.new_zeros(A.shape, dtype=D.bool), eye), out)
     if n < 0:
         A, n = inv(A), -n
     result, base = None, A
@@ -295,6 +298,8 @@ def lu(A, *, pivot=True, out=None):
 
 
 def _pivots(P, k):
+    if P.device.type == "meta":
+        return P.new_empty(tuple(P.shape[:-2]) + (k,), dtype=D.int32)
     return wrap(np.ascontiguousarray(LD.lu_pivots(P.detach().numpy(), k)))
 
 
@@ -359,7 +364,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         U = LU_data[..., :k, :].triu()
     else:
         L = U = LU_data.new_zeros((0,))
-    if unpack_pivots:
+    if unpack_pivots and LU_pivots.device.type == "meta":
+        P = LU_data.new_empty(tuple(LU_pivots.shape[:-1]) + (m, m))
+    elif unpack_pivots:
         P = LU_data.new_tensor(_perm_from_pivots(LU_pivots, m), dtype=LU_data.dtype)
     else:
         P = LU_data.new_zeros((0,))

@@ -133,6 +133,9 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                 if left == 0:
                     push(heap, (-child._seq, tick, child))
                     tick += 1
+            # drop the engine's extra references now: AccumulateGrad decides whether .grad may take a
+            # gradient's buffer by counting references (graph._exclusive)
+            outs = g = buf = None
         for fn in _TLS.callbacks[-1]:
             fn()
     finally:
@@ -171,6 +174,7 @@ def _call(node, buf):
             break
     else:
         return [None] * len(node.next_functions)
+    g = None  # hold no extra reference while the node runs (graph._exclusive counts them)
     if not LOCAL.anomaly:
         outs = node.apply(buf)
     else:

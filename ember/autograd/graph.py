@@ -217,8 +217,9 @@ class AccumulateGrad(Node):
         return ()
 
 
-# references to a gradient that only the engine holds, as counted inside AccumulateGrad.apply
-_ENGINE_REFS = 5
+# references to a gradient only the engine holds, seen inside _exclusive: the node's input buffer,
+# AccumulateGrad.apply's local, _exclusive's parameter and getrefcount's own argument
+_ENGINE_REFS = 4
 
 
 def _exclusive(g) -> bool:
@@ -226,7 +227,7 @@ def _exclusive(g) -> bool:
     (torch steals the buffer on the same condition, checked by use count)."""
     d = g._data
     return (d is not None and g._base is None and d.base is None and
-            sys.getrefcount(g) <= _ENGINE_REFS + 1 and sys.getrefcount(d) <= 3)
+            sys.getrefcount(g) <= _ENGINE_REFS and sys.getrefcount(d) <= 3)
 
 
 def accumulate_into(var, g, exclusive: bool = False) -> None:

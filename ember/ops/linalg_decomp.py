@@ -15,9 +15,10 @@ import numpy as np
 from .. import _dtype as D
 from .._errors import dtype_title
 from .._shape import broadcast_shapes
-from ._registry import TensorMeta, primitive
+from ._registry import REGISTRY, TensorMeta, primitive
+from .shape_copy import cat
 
-__all__ = ["LinAlgError", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve",
+__all__ = ["LinAlgError", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve", "linalg_solve_ex",
            "linalg_cholesky_ex", "linalg_qr", "linalg_solve_triangular", "lu_pivots", "check_matrix",
            "check_float"]
 
@@ -71,22 +72,27 @@ def _prefix(name, batch, idx):
 
 
 # ------------------------------------------------------------------------------ inverse, det
-def _singular_pivot(a2):
-    """1-based index of the first zero pivot of LU (torch's 'diagonal element k is zero')."""
-    lu, _ = _sl().lu_factor(a2, check_finite=False) if a2.size else (a2, None)
-    d = np.diagonal(lu)
-    z = np.nonzero(d == 0)[0]
-    return int(z[0]) + 1 if len(z) else 0
-
-
-def _inv_infos(a):
+def _lu_solve_each(a, b):
+    """``getrf`` + ``getrs`` matrix by matrix: the slow path, taken only when a batch holds a singular
+    matrix, so the result carries LAPACK's own inf/nan values and ``info`` (what torch returns)."""
     batch = a.shape[:-2]
-    flat = a.reshape((-1,) + a.shape[-2:])
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        infos = np.array([_singular_pivot(m) for m in flat], dtype=np.int32)
-    return infos.reshape(batch)
+    fa = np.ascontiguousarray(a).reshape((-1,) + a.shape[-2:])
+    fb = np.ascontiguousarray(b).reshape((-1,) + b.shape[-2:])
+    getrf, getrs = _sl().get_lapack_funcs(("getrf", "getrs"), (fa,))
+    xs = np.empty(fb.shape, a.dtype)
+    infos = np.zeros(fa.shape[0], np.int32)
+    with np.errstate(all="ignore"):
+        for i in range(fa.shape[0]):
+            lu, piv, info = getrf(fa[i])
+            xs[i] = getrs(lu, piv, fb[i])[0]
+            infos[i] = max(info, 0)
+    return xs.reshape(batch + b.shape[-2:]), infos.reshape(batch)
+
+
+def _first_bad(infos):
+    flat = infos.reshape(-1)
+    bad = int(np.flatnonzero(flat)[0])
+    return bad, int(flat[bad])
 
 
 @primitive("linalg_inv_ex", num_outputs=2, differentiable_outputs=(0,))
@@ -96,18 +102,12 @@ def linalg_inv_ex(a, *, check_errors=False):
         return np.linalg.inv(a), np.zeros(a.shape[:-2], dtype=np.int32)
     except np.linalg.LinAlgError:
         pass
-    infos = _inv_infos(a)
+    out, infos = _lu_solve_each(a, np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape))
     if check_errors:
-        bad = int(np.flatnonzero(infos.reshape(-1))[0])
-        raise LinAlgError(f"{_prefix('linalg.inv', a.shape[:-2], bad)}The diagonal element "
-                          f"{int(infos.reshape(-1)[bad])} is zero, the inversion could not be completed "
-                          f"because the input matrix is singular.")
-    with np.errstate(all="ignore"):
-        flat = a.reshape((-1,) + a.shape[-2:])
-        out = np.stack([np.linalg.pinv(m) if i else np.linalg.inv(m) for m, i in
-                        zip(flat, infos.reshape(-1))]) if flat.shape[0] else flat.copy()
-        out[infos.reshape(-1) != 0] = np.inf
-    return out.reshape(a.shape), infos
+        bad, k = _first_bad(infos)
+        raise LinAlgError(f"{_prefix('linalg.inv', a.shape[:-2], bad)}The diagonal element {k} is zero, "
+                          f"the inversion could not be completed because the input matrix is singular.")
+    return out, infos
 
 
 @linalg_inv_ex.meta
@@ -134,13 +134,48 @@ def _(a):
     return TensorMeta(a.shape[:-2], a.dtype)
 
 
+def _det_grad_regular(a, g):
+    """``A^{-H} diag(g)``: the adjugate formula, for invertible matrices."""
+    eye = a.new_tensor(np.eye(a.shape[-1]), dtype=a.dtype)
+    return a.mH._op(linalg_solve, g.unsqueeze(-1).unsqueeze(-1) * eye, left=True)
+
+
+def _det_grad_singular(a, grad):
+    """Through the SVD ``A = U S Vh``: ``det A = det(U) det(Vh) prod(S)``, so
+    ``gA = U diag(g * conj(det U det Vh) * prod_{j != i} S_j) Vh``; defined where ``A`` is singular."""
+    U, S, Vh = a._op(REGISTRY["linalg_svd"], full_matrices=False)  # defined in linalg_spectral.py
+    alpha = (U._op(linalg_det) * Vh._op(linalg_det)).conj()
+    n = S.shape[-1]
+    off = S.new_tensor(1 - np.eye(n), dtype=S.dtype)
+    others = (S.unsqueeze(-2) * off + (1 - off)).prod(-1)  # prod over j != i, exact when S has zeros
+    D = (grad * alpha).unsqueeze(-1) * others.to(a.dtype)
+    return (U * D.unsqueeze(-2)) @ Vh
+
+
 @linalg_det.derivative
 def _(grad, a, out):
-    # d det = det * tr(A^{-1} dA): gA = (g * conj(det)) A^{-H}
-    g = (grad * out.conj()).unsqueeze(-1).unsqueeze(-1)
+    # d det = det * tr(A^{-1} dA), which needs A^{-1}; near-singular matrices (|det| < 100 eps, torch's
+    # threshold) take the SVD form instead, matrix by matrix
+    g = grad * out.conj()
+    if a.shape[-1] == 0:
+        return a.new_zeros(a.shape)
+    eps = float(np.finfo(a.dtype.to_real().np).eps)
+    sing = out.abs() < 100 * eps
+    if a.device.type == "meta" or not bool(sing.any()):
+        return _det_grad_regular(a, g)
+    if bool(sing.all()):
+        return _det_grad_singular(a, grad)
     n = a.shape[-1]
-    eye = a.new_tensor(np.eye(n), dtype=a.dtype)
-    return a.mH._op(linalg_solve, g * eye, left=True)
+    flat_a, flat_g, flat_grad = a.reshape(-1, n, n), g.reshape(-1), grad.reshape(-1)
+    mask = sing.reshape(-1)
+    idx_s = mask.nonzero().reshape(-1)
+    idx_r = (~mask).nonzero().reshape(-1)
+    parts = [_det_grad_singular(flat_a.index_select(0, idx_s), flat_grad.index_select(0, idx_s)),
+             _det_grad_regular(flat_a.index_select(0, idx_r), flat_g.index_select(0, idx_r))]
+    ns, nr = idx_s.shape[0], idx_r.shape[0]
+    both = cat(parts, dim=0, sizes=(ns, nr))
+    order = cat([idx_s, idx_r], dim=0, sizes=(ns, nr)).argsort()
+    return both.index_select(0, order).reshape(a.shape)
 
 
 @primitive("linalg_slogdet", num_outputs=2)
@@ -171,28 +206,32 @@ def _(grads, a, outs):
 
 
 # ------------------------------------------------------------------------------ solve
-@primitive("linalg_solve", node_name="LinalgSolveExBackward0")
-def linalg_solve(a, b, *, left=True):
-    """``A X = B`` (or ``X A = B``); ``b`` is ``(*, n, k)``, broadcast against ``a``'s batch."""
+def _solve(a, b, left, check_errors):
+    """``(X, info)`` for ``A X = B`` (``X A = B``); ``b`` is ``(*, n, k)``, broadcast against ``a``."""
     _kcheck(a)
     if b.ndim < 2 or a.dtype != b.dtype:
         raise ValueError("solve")
     if not left:
-        return np.swapaxes(linalg_solve.kernel(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+        x, info = _solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), True, check_errors)
+        return np.swapaxes(x, -1, -2), info
     if b.shape[-2] != a.shape[-1]:
         raise ValueError("solve")
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     try:
-        return np.linalg.solve(a, b)
+        return np.linalg.solve(a, b), np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
-        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        infos = _inv_infos(np.broadcast_to(a, batch + a.shape[-2:]))
-        bad = int(np.flatnonzero(infos.reshape(-1))[0]) if infos.size else 0
-        raise LinAlgError(f"torch.{_prefix('linalg.solve', batch, bad)}The solver failed because the "
-                          f"input matrix is singular.") from None
+        pass
+    # info describes the factorisation of A alone, so it has A's batch shape (as torch's)
+    infos = _lu_solve_each(a, np.zeros(a.shape[:-1] + (1,), a.dtype))[1]
+    if check_errors:
+        bad = _first_bad(infos)[0]
+        raise LinAlgError(f"torch.{_prefix('linalg.solve', a.shape[:-2], bad)}The solver failed because "
+                          f"the input matrix is singular.")
+    x = _lu_solve_each(np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]))[0]
+    return x, infos
 
 
-@linalg_solve.meta
-def _(a, b, *, left=True):
+def _solve_meta(a, b, left):
     check_matrix(a, "linalg.solve")
     check_float(a, "linalg.solve")
     if b.dtype is not a.dtype:
@@ -205,30 +244,51 @@ def _(a, b, *, left=True):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {bs})")
     batch = broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
-    return TensorMeta(batch + tuple(b.shape[-2:]), a.dtype)
+    return TensorMeta(batch + tuple(b.shape[-2:]), a.dtype), TensorMeta(a.shape[:-2], D.int32)
 
 
-@linalg_solve.derivative
-def _(grad, a, out, *, left, needs_input_grad):
+def _solve_backward(grad, a, X, left, needs_input_grad):
     # AX = B: gB = A^{-H} g, gA = -gB X^H  (XA = B: gB = g A^{-H}, gA = -X^H gB)
     gb = a.mH._op(linalg_solve, grad, left=left)
     if not needs_input_grad[0]:
         return None, gb
-    ga = -(gb @ out.mH) if left else -(out.mH @ gb)
+    ga = -(gb @ X.mH) if left else -(X.mH @ gb)
     return ga, gb
 
 
+@primitive("linalg_solve", node_name="LinalgSolveExBackward0")
+def linalg_solve(a, b, *, left=True):
+    """``A X = B`` (or ``X A = B``); a singular ``A`` raises."""
+    return _solve(a, b, left, True)[0]
+
+
+@linalg_solve.meta
+def _(a, b, *, left=True):
+    return _solve_meta(a, b, left)[0]
+
+
+@linalg_solve.derivative
+def _(grad, a, out, *, left, needs_input_grad):
+    return _solve_backward(grad, a, out, left, needs_input_grad)
+
+
+@primitive("linalg_solve_ex", num_outputs=2, differentiable_outputs=(0,))
+def linalg_solve_ex(a, b, *, left=True, check_errors=False):
+    """``(X, info)``: a singular ``A`` gives LAPACK's inf/nan solution and a non-zero ``info``."""
+    return _solve(a, b, left, check_errors)
+
+
+@linalg_solve_ex.meta
+def _(a, b, *, left=True, check_errors=False):
+    return _solve_meta(a, b, left)
+
+
+@linalg_solve_ex.derivative
+def _(grads, a, outs, *, left, needs_input_grad):
+    return _solve_backward(grads[0], a, outs[0], left, needs_input_grad)
+
+
 # ------------------------------------------------------------------------------ cholesky
-def _minor_order(m):
-    """1-based order of the first leading minor that is not positive-definite."""
-    for k in range(1, m.shape[-1] + 1):
-        try:
-            np.linalg.cholesky(m[:k, :k])
-        except np.linalg.LinAlgError:
-            return k
-    return 0
-
-
 @primitive("linalg_cholesky_ex", num_outputs=2, differentiable_outputs=(0,),
            node_name="LinalgCholeskyExBackward0")
 def linalg_cholesky_ex(a, *, upper=False, check_errors=False):
@@ -239,16 +299,20 @@ def linalg_cholesky_ex(a, *, upper=False, check_errors=False):
         L = np.linalg.cholesky(a)
         info = np.zeros(a.shape[:-2], dtype=np.int32)
     except np.linalg.LinAlgError:
-        flat = a.reshape((-1,) + a.shape[-2:])
-        infos = np.array([_minor_order(m) for m in flat], dtype=np.int32)
+        # LAPACK's potrf matrix by matrix: a failed factor keeps its partial columns, as torch's does
+        flat = np.ascontiguousarray(a).reshape((-1,) + a.shape[-2:])
+        potrf, = _sl().get_lapack_funcs(("potrf",), (flat,))
+        L = np.empty_like(flat)
+        info = np.zeros(flat.shape[0], np.int32)
+        for i in range(flat.shape[0]):
+            c, k = potrf(flat[i], lower=1, clean=1)
+            L[i], info[i] = np.tril(c), max(k, 0)
         if check_errors:
-            bad = int(np.flatnonzero(infos)[0])
+            bad, k = _first_bad(info)
             raise LinAlgError(f"{_prefix('linalg.cholesky', a.shape[:-2], bad)}The factorization could "
                               f"not be completed because the input is not positive-definite (the "
-                              f"leading minor of order {infos[bad]} is not positive-definite).") from None
-        L = np.stack([np.linalg.cholesky(m) if not i else np.zeros_like(m) for m, i in
-                      zip(flat, infos)]).reshape(a.shape)
-        info = infos.reshape(a.shape[:-2])
+                              f"leading minor of order {k} is not positive-definite).")
+        L, info = L.reshape(a.shape), info.reshape(a.shape[:-2])
     if upper:
         L = np.swapaxes(L, -1, -2).conj()
     return np.ascontiguousarray(L), info
@@ -295,6 +359,8 @@ def linalg_solve_triangular(a, b, *, upper, left=True, unitriangular=False):
     if b.shape[-2] != a.shape[-1]:
         raise ValueError("solve_triangular")
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    if not (a.size and b.size):
+        return np.zeros(batch + b.shape[-2:], a.dtype)
     A = np.broadcast_to(a, batch + a.shape[-2:])
     B = np.broadcast_to(b, batch + b.shape[-2:])
     with np.errstate(all="ignore"):

@@ -138,7 +138,7 @@ def linalg_eigh(a, *, UPLO="L"):
 def _(a, *, UPLO="L"):
     _meta_checks(a, "linalg.eigh")
     _uplo(UPLO)
-    return TensorMeta(a.shape[:-2], a.dtype.to_real()), TensorMeta(a.shape, a.dtype)
+    return TensorMeta(a.shape[:-1], a.dtype.to_real()), TensorMeta(a.shape, a.dtype)
 
 
 def eig_backward(gL, gV, L, V, hermitian):
@@ -184,7 +184,7 @@ def linalg_eigvalsh(a, *, UPLO="L"):
 def _(a, *, UPLO="L"):
     _meta_checks(a, "linalg.eigvalsh")
     _uplo(UPLO)
-    return TensorMeta(a.shape[:-2], a.dtype.to_real()), TensorMeta(a.shape, a.dtype)
+    return TensorMeta(a.shape[:-1], a.dtype.to_real()), TensorMeta(a.shape, a.dtype)
 
 
 @linalg_eigvalsh.derivative

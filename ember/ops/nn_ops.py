@@ -125,7 +125,8 @@ def _nll_index(target, c, ignore_index):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{_title(target.dtype)}")
     # one unsigned compare finds negatives and too-large values alike (the common fast path)
-    if not (target.astype(np.uint64, copy=False) >= c).any():
+    if not target.size or _maxr(target.view(np.uint64) if target.dtype == np.int64 else target,
+                                axis=None) < c:
         return target, (target == ignore_index if 0 <= ignore_index < c else None)
     ignored = target == ignore_index
     t = np.where(ignored, 0, target)

@@ -84,8 +84,13 @@ def _(grad, a, out, *, dim):
     # so nothing overflows (torch's logcumsumexp_backward)
     if a.dim() == 0:
         return grad
-    pos = grad.clamp(min=0).log()
-    neg = (-grad).clamp(min=0).log()
+    # log of the positive (negative) part, a huge negative number elsewhere (exp of it is exactly 0):
+    # with -inf, the double backward would meet -inf - -inf; the log only ever sees positive values
+    lowest = float(np.finfo(np.float64 if grad.dtype.itemsize >= 8 else np.float32).min) / 4
+    one, minus_inf = grad.new_ones(()), grad.new_full((), lowest)
+    is_pos, is_neg = grad > 0, grad < 0
+    pos = grad.where(is_pos, one).log().where(is_pos, minus_inf)
+    neg = (-grad).where(is_neg, one).log().where(is_neg, minus_inf)
     return (a + _reverse_logcumsumexp(pos - out, dim)).exp() - \
         (a + _reverse_logcumsumexp(neg - out, dim)).exp()
 

@@ -442,7 +442,25 @@ def test_leaf_grad_never_aliases_a_gradient_someone_else_holds():
 
 
 def test_fresh_gradient_is_taken_without_copy():
-    e = ember.nn.Embedding(10, 3)
-    e(ember.tensor([1, 2, 2])).sum().backward()
-    first = e.weight.grad
-    assert first._data.base is None and first.tolist()[2] == [2.0, 2.0, 2.0]
+    """A gradient nobody else can see becomes .grad as is (torch steals it the same way)."""
+    ptrs = []
+
+    class Triple(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            r = g * 3
+            ptrs.append(r.data_ptr())
+            return r
+
+    x = ember.ones(3, requires_grad=True)
+    Triple.apply(x).sum().backward()
+    assert x.grad.data_ptr() == ptrs[0] and x.grad.tolist() == [3.0, 3.0, 3.0]
+    kept = []
+    x.grad = None
+    x.register_hook(lambda g: kept.append(g))
+    Triple.apply(x).sum().backward()
+    assert x.grad.data_ptr() != kept[0].data_ptr()

