@@ -20,7 +20,7 @@ import threading
 
 from ._tensor_base import TensorBase
 
-__all__ = ["has_torch_function", "handle_torch_function", "is_tensor_like", "public",
+__all__ = ["has_torch_function", "handle_torch_function", "is_tensor_like", "public", "TorchFunctionMode",
            "PLAIN_TYPES", "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
 # types whose __torch_function__ is the default (the fast path skips the protocol for them)
@@ -92,10 +92,48 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
                     f"types that implement __torch_function__: {[type(a) for a in overloaded]}")
 
 
+class _ModeStack(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_FUNCTION_MODES = _ModeStack()
+_any_function_mode = [False]
+
+
+class TorchFunctionMode:
+    """Intercepts calls of public functions (those built with ``public``, e.g. nn.functional) in its
+    ``with`` block: override ``__torch_function__(self, func, types, args=(), kwargs=None)``; calling
+    ``func`` inside runs it under the modes below this one. ember's own use: autocast's float32 list
+    for composite losses."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError
+
+    def __enter__(self):
+        _FUNCTION_MODES.stack.append(self)
+        _any_function_mode[0] = True
+        return self
+
+    def __exit__(self, *exc):
+        _FUNCTION_MODES.stack.remove(self)
+
+
+def _via_function_mode(func, args, kwargs):
+    stack = _FUNCTION_MODES.stack
+    mode = stack.pop()
+    try:
+        return mode.__torch_function__(func, tuple({type(a) for a in args}), args, kwargs)
+    finally:
+        stack.append(mode)
+
+
 def public(fn):
     """Decorate a public function so tensor-like arguments may override it (the long-tail path)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if _any_function_mode[0] and _FUNCTION_MODES.stack:
+            return _via_function_mode(wrapper, args, kwargs)
         if has_torch_function(args) or (kwargs and has_torch_function(tuple(kwargs.values()))):
             return handle_torch_function(wrapper, args + tuple(kwargs.values()), *args, **kwargs)
         return fn(*args, **kwargs)

@@ -21,6 +21,7 @@ import warnings
 from .. import _dtype as D
 from .._dispatch import TorchDispatchMode, current_modes
 from .._tensor_base import TensorBase
+from ..overrides import TorchFunctionMode
 
 __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd", "is_autocast_enabled",
            "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
@@ -126,16 +127,40 @@ class _AutocastMode(TorchDispatchMode):
 
 _MODE = _AutocastMode()
 
+# torch's float32 list names these losses/distances, which ember writes as composites: they are
+# caught at the public level (their inputs go to float32) rather than primitive by primitive
+FP32_FUNCTIONS = frozenset({
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
+    "gaussian_nll_loss", "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+    "soft_margin_loss", "multilabel_soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
+    "multilabel_margin_loss", "ctc_loss", "cdist"})
+
+
+class _AutocastFunctionMode(TorchFunctionMode):
+    """Runs the composite functions of torch's float32 list on float32 inputs."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if STATE.enabled.get("cpu") and func.__name__ in FP32_FUNCTIONS:
+            args = tuple(_cast(a, D.float32) for a in args)
+            kwargs = {k: _cast(v, D.float32) for k, v in kwargs.items()}
+        return func(*args, **kwargs)
+
+
+_FUNCTION_MODE = _AutocastFunctionMode()
+
 
 def _sync_mode():
-    """Keep the dispatch mode on the stack exactly while CPU autocast is enabled."""
+    """Keep the dispatch and function modes on their stacks exactly while CPU autocast is enabled."""
     on = STATE.enabled.get("cpu", False)
-    stack = current_modes()
-    present = any(m is _MODE for m in stack)
+    present = any(m is _MODE for m in current_modes())
     if on and not present:
         _MODE.__enter__()
+        _FUNCTION_MODE.__enter__()
     elif not on and present:
         _MODE.__exit__(None, None, None)
+        _FUNCTION_MODE.__exit__(None, None, None)
 
 
 def _eligible(t) -> bool:

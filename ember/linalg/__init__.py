@@ -255,12 +255,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     tol = (rcond if rcond is not None else eps * max(m, n))
     rank = (s > s[..., :1] * tol).sum(-1) if s.shape[-1] else s.new_zeros(s.shape[:-1], dtype=D.int64)
     empty = A.new_zeros((0,), dtype=s.dtype)
-    res = empty
+    res = X.reshape(-1)[:0].abs()  # empty, yet part of the graph as torch's residuals are
     if m > n and driver != "gelsy" and bool((rank == n).all()):
         res = ((A @ X - Bm).abs() ** 2).sum(-2)
     if vec:
         X = X.squeeze(-1)
-    sv = s if driver in ("gelsd", "gelss") else empty
+    sv = s.detach() if driver in ("gelsd", "gelss") else empty
     rk = rank if driver != "gels" else A.new_zeros((0,), dtype=D.int64)
     return _ld.RT.linalg_lstsq((X, res, rk, sv))
 

@@ -67,6 +67,8 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
     m, n = U.shape[-2], Vh.shape[-1]
     if gU is None and gVh is None:
         return U[..., :, :S.shape[-1]] @ (gS.unsqueeze(-1) * Vh[..., :S.shape[-1], :]).to(U.dtype)
+    gU = U.new_zeros(U.shape) if gU is None else gU
+    gVh = Vh.new_zeros(Vh.shape) if gVh is None else gVh
     is_wide = m < n
     if is_wide:
         U, Vh = Vh.mH, U.mH
@@ -83,7 +85,8 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye(S, k)
     Sc = S.to(U.dtype)
     ret = (UhgU * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * VhgV) / E
-    ret = ret + gS.to(U.dtype).diag_embed()
+    if gS is not None:
+        ret = ret + gS.to(U.dtype).diag_embed()
     if U.is_complex():
         ret = ret + (UhgU.diagonal(0, -2, -1) / (2 * Sc)).diag_embed()
     if m > k:
@@ -100,7 +103,9 @@ def _(grads, outs):
     return svd_backward(*grads, *outs)
 
 
-@primitive("linalg_svdvals", num_outputs=3, differentiable_outputs=(0,), node_name="LinalgSvdBackward0")
+# U and Vh are differentiable outputs although only the backward uses them: a second derivative flows
+# through them (the first backward reaches this node again with their gradients)
+@primitive("linalg_svdvals", num_outputs=3, node_name="LinalgSvdBackward0")
 def linalg_svdvals(a):
     """``(S, U, Vh)`` with reduced U/Vh kept for the backward only."""
     _kcheck(a, square=False)
@@ -117,7 +122,8 @@ def _(a):
 @linalg_svdvals.derivative
 def _(grads, outs):
     S, U, Vh = outs
-    return svd_backward(None, grads[0], None, U, S, Vh)
+    gS, gU, gVh = grads
+    return svd_backward(gU, gS, gVh, U, S, Vh)
 
 
 # ------------------------------------------------------------------------------ eigh / eig
@@ -161,7 +167,9 @@ def eig_backward(gL, gV, L, V, hermitian):
     Lc = L.conj().to(V.dtype)
     eye = _eye(V, n)
     E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + eye
-    ret = (VhgV / E) * (1 - eye) + gL.to(V.dtype).diag_embed()
+    ret = (VhgV / E) * (1 - eye)
+    if gL is not None:
+        ret = ret + gL.to(V.dtype).diag_embed()
     if hermitian:
         return V @ (ret @ V.mH)
     return linalg_solve(V.mH, ret @ V.mH, left=True)
@@ -172,7 +180,7 @@ def _(grads, outs):
     return eig_backward(grads[0], grads[1], outs[0], outs[1], True)
 
 
-@primitive("linalg_eigvalsh", num_outputs=2, differentiable_outputs=(0,), node_name="LinalgEighBackward0")
+@primitive("linalg_eigvalsh", num_outputs=2, node_name="LinalgEighBackward0")  # V: for second derivatives
 def linalg_eigvalsh(a, *, UPLO="L"):
     _kcheck(a)
     _uplo(UPLO)
@@ -189,7 +197,7 @@ def _(a, *, UPLO="L"):
 
 @linalg_eigvalsh.derivative
 def _(grads, outs):
-    return eig_backward(grads[0], None, outs[0], outs[1], True)
+    return eig_backward(grads[0], grads[1], outs[0], outs[1], True)
 
 
 def _complex_np(npdt):
@@ -228,7 +236,7 @@ def _(grads, outs):
     return eig_backward(grads[0], grads[1], outs[0], outs[1], False)
 
 
-@primitive("linalg_eigvals", num_outputs=2, differentiable_outputs=(0,), node_name="LinalgEigBackward0")
+@primitive("linalg_eigvals", num_outputs=2, node_name="LinalgEigBackward0")  # V: for second derivatives
 def linalg_eigvals(a):
     return _eig_kernel(a)
 
@@ -240,7 +248,7 @@ def _(a):
 
 @linalg_eigvals.derivative
 def _(grads, outs):
-    return eig_backward(grads[0], None, outs[0], outs[1], False)
+    return eig_backward(grads[0], grads[1], outs[0], outs[1], False)
 
 
 # ------------------------------------------------------------------------------ pinv

@@ -105,3 +105,31 @@ def test_unsupported_dtype_and_cuda_warn_and_disable():
             assert (a @ a).dtype is ember.bfloat16
     with pytest.raises(RuntimeError, match="unsupported autocast device_type 'xla'"):
         ember.autocast("xla")
+
+
+def test_composite_losses_run_in_float32_as_torch():
+    import ember
+    import torch
+    for name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss"):
+        got = {}
+        for lib in (ember, torch):
+            a = lib.linspace(-1, 1, 12).reshape(4, 3).to(lib.bfloat16)
+            b = lib.linspace(1, -1, 12).reshape(4, 3).to(lib.bfloat16)
+            with lib.autocast("cpu", dtype=lib.bfloat16):
+                got[lib.__name__] = getattr(lib.nn.functional, name)(a, b).dtype
+        assert repr(got["ember"]) == repr(got["torch"]) == "torch.float32", (name, got)
+
+
+def test_function_mode_sees_public_calls():
+    import ember
+    from ember.overrides import TorchFunctionMode
+    seen = []
+
+    class Log(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    with Log():
+        ember.nn.functional.relu(ember.ones(2))
+    assert "relu" in seen

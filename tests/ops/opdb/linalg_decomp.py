@@ -44,12 +44,20 @@ def _rect_samples(dt):
 
 
 def _singular(dt):
-    """Singular matrices: rank n-1, rank n-2, zero, and a batch mixing singular and regular ones."""
+    """Matrices of rank <= n - 2 (a zero adjugate), and a batch mixing one with a regular matrix."""
     rank1 = arr((3, 1), dt, -1, 1) @ arr((1, 3), dt, -1, 1)
     rank2 = arr((4, 2), dt, -1, 1) @ arr((2, 4), dt, -1, 1)
-    mixed = np.stack([_sq((3, 3), dt), (arr((3, 2), dt, -1, 1) @ arr((2, 3), dt, -1, 1))]).astype(dt)
+    mixed = np.stack([_sq((3, 3), dt), rank1]).astype(dt)
     return [Sample((rank2.astype(dt),), name="rank 2 of 4"), Sample((rank1.astype(dt),), name="rank 1 of 3"),
             Sample((np.zeros((2, 2), dt),), name="zero"), Sample((mixed,), name="mixed batch")]
+
+
+def _rank_deficient_by_one(dt):
+    """Rank n-1 matrices (a non-zero adjugate), alone and batched with a regular matrix."""
+    r2 = arr((3, 2), dt, -1, 1) @ arr((2, 3), dt, -1, 1)
+    mixed = np.stack([_sq((3, 3), dt), r2]).astype(dt)
+    return [Sample((r2.astype(dt),), name="rank 2 of 3"), Sample((mixed,), name="mixed batch"),
+            Sample((np.array([[1, 2], [2, 4]], dt),), name="2x2")]
 
 
 def _not_square(dt):
@@ -120,9 +128,14 @@ def _qr_samples(dt, diff=True):
 
 def _pinv_samples(dt):
     out = _rect_samples(dt)
-    out.append(Sample((arr((4, 3), dt, -2, 2),), dict(rtol=0.2), name="rtol"))
-    out.append(Sample((arr((4, 3), dt, -2, 2),), dict(atol=0.5), name="atol"))
     return out
+
+
+def _pinv_tol_samples(dt):
+    # a dropped singular value makes the map discontinuous: torch's gradient is that of the full pinv
+    return [Sample((arr((4, 3), dt, -2, 2),), dict(rtol=0.2), name="rtol"),
+            Sample((arr((4, 3), dt, -2, 2),), dict(atol=0.5), name="atol"),
+            Sample((arr((2, 3, 3), dt, -2, 2),), dict(atol=0.3, rtol=0.1), name="both")]
 
 
 def _lu_solve_samples(dt):
@@ -148,8 +161,8 @@ def _svd(lib, a, **kw):
     return U.abs(), S, Vh.abs()
 
 
-def _torch_svd(lib, a, **kw):
-    U, S, V = lib.svd(a, **kw)
+def _torch_svd(lib, a, *r, **kw):
+    U, S, V = lib.svd(a, *r, **kw)
     return U.abs(), S, V.abs()
 
 
@@ -204,10 +217,12 @@ OPS = [
            dtypes=FC, grad=False),
     OpInfo("linalg.det", lambda lib, a: lib.linalg.det(a), _square_samples, dtypes=FC, gradgrad=True,
            error_samples=_not_square),
-    OpInfo("linalg.det_singular", lambda lib, a: lib.linalg.det(a), _singular, dtypes=("float64",),
-           notes="float64 only: torch's first-order backward scales A^{-H} by det, so where float32 "
-                 "rounds det to exactly 0 it returns zeros instead of the adjugate; ember always uses the "
-                 "adjugate (torch's create_graph formula through the SVD), which gradgrad compares"),
+    OpInfo("linalg.det_singular", lambda lib, a: lib.linalg.det(a), _singular, dtypes=FLOAT),
+    OpInfo("linalg.det_rank_n-1", lambda lib, a: lib.linalg.det(a), _rank_deficient_by_one, dtypes=FLOAT,
+           skip_checks=("backward",),
+           notes="torch's first-order backward scales A^{-H} by det, so where det rounds to exactly 0 it "
+                 "returns zeros instead of the adjugate; ember always gives the adjugate (torch's "
+                 "create_graph formula, through the SVD): gradcheck and gradgrad check it"),
     OpInfo("det", lambda lib, a: a.det(), _square_samples, dtypes=FLOAT),
     OpInfo("linalg.slogdet", lambda lib, a: tuple(lib.linalg.slogdet(a)), _square_samples, dtypes=FC),
     OpInfo("slogdet", lambda lib, a: tuple(lib.slogdet(a)), _square_samples, dtypes=FLOAT),
@@ -263,7 +278,7 @@ OPS = [
     OpInfo("linalg.svd_full", lambda lib, a: tuple(lib.linalg.svd(a))[1],
            lambda dt: [Sample((arr((4, 3), dt),)), Sample((arr((2, 3, 5), dt),))], dtypes=FC, grad=False),
     OpInfo("svd", _torch_svd, lambda dt: [Sample((arr((4, 3), dt),)),
-                                          Sample((arr((3, 4), dt), False), name="some=False")],
+                                          Sample((arr((3, 3), dt), False), name="some=False")],
            dtypes=FLOAT, atol=1e-4, rtol=1e-4),
     OpInfo("svd_no_uv", lambda lib, a: lib.svd(a, compute_uv=False)[1],
            lambda dt: [Sample((arr((4, 3), dt),))], dtypes=FLOAT),
@@ -278,13 +293,20 @@ OPS = [
            atol=1e-4, rtol=1e-4),
     OpInfo("linalg.pinv", lambda lib, a, **k: lib.linalg.pinv(a, **k), _pinv_samples, dtypes=FC,
            atol=1e-4, rtol=1e-4),
+    OpInfo("linalg.pinv_tol", lambda lib, a, **k: lib.linalg.pinv(a, **k), _pinv_tol_samples, dtypes=FC,
+           atol=1e-4, rtol=1e-4, gradcheck=False, notes="finite differences see the truncation"),
     OpInfo("linalg.pinv_hermitian", lambda lib, a: lib.linalg.pinv(_herm(lib, a), hermitian=True),
            lambda dt: [Sample(((_sym((3, 3), dt) + np.diag([3, -4, 5])).astype(dt),)),
                        Sample(((_sym((2, 3, 3), dt) + np.diag([3, -4, 5])).astype(dt),))],
            dtypes=FC, atol=1e-4, rtol=1e-4),
     OpInfo("pinverse", lambda lib, a: a.pinverse(), lambda dt: [Sample((arr((4, 3), dt),))], dtypes=FLOAT,
            atol=1e-4, rtol=1e-4),
-    OpInfo("linalg.lstsq", _lstsq, _lstsq_samples, dtypes=FLOAT, atol=1e-4, rtol=1e-4),
+    # singular_values is returned detached (torch's too): gradients through the other outputs only
+    OpInfo("linalg.lstsq", lambda lib, a, b, **k: _lstsq(lib, a, b, **k)[:3], _lstsq_samples, dtypes=FLOAT,
+           atol=1e-4, rtol=1e-4, meta=False,
+           notes="no meta: residuals' shape depends on the rank (torch has no meta kernel either)"),
+    OpInfo("linalg.lstsq_all", _lstsq, _lstsq_samples, dtypes=FLOAT, atol=1e-4, rtol=1e-4, meta=False,
+           grad=False),
     OpInfo("linalg.matrix_rank", lambda lib, a, **k: lib.linalg.matrix_rank(a, **k),
            lambda dt: [Sample((arr((4, 2), dt) @ arr((2, 3), dt),)), Sample((_sym((3, 3), dt),),
                                                                            dict(hermitian=True))],
