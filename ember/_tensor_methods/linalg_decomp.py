@@ -52,11 +52,19 @@ def _out(res, out):
     return out.copy_(res)
 
 
+def _check_info(check_errors, kind, name, info):
+    """The ``*_ex(check_errors=True)`` path: raise under the ``_ex`` function's own name, as torch."""
+    if check_errors and info.device.type != "meta":
+        LD.raise_for_info(kind, name, info.numpy())
+
+
 # ------------------------------------------------------------------------------ inverse, det
 @public
 def inv_ex(A, *, check_errors=False, out=None):
     """``(inverse, info)``: ``info`` is 0 or the 1-based index of the zero pivot of a singular input."""
-    return _out(RT.linalg_inv_ex(dispatch(LD.linalg_inv_ex, A, check_errors=bool(check_errors))), out)
+    res = RT.linalg_inv_ex(dispatch(LD.linalg_inv_ex, A, check_errors=False))
+    _check_info(check_errors, "inv", "linalg.inv_ex", res.info)
+    return _out(res, out)
 
 
 @public
@@ -122,7 +130,8 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     vec = _vector_case(A, B)
     if vec:
         B = B.unsqueeze(-1 if left else -2)
-    X, info = dispatch(LD.linalg_solve_ex, A, B, left=bool(left), check_errors=bool(check_errors))
+    X, info = dispatch(LD.linalg_solve_ex, A, B, left=bool(left), check_errors=False)
+    _check_info(check_errors, "solve", "torch.linalg.solve_ex", info)
     if vec:
         X = X.squeeze(-1 if left else -2)
     return _out(RT.linalg_solve_ex((X, info)), out)
@@ -147,8 +156,9 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 @public
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """``(L, info)``: ``info`` is the order of the first leading minor that is not positive-definite."""
-    return _out(RT.linalg_cholesky_ex(dispatch(LD.linalg_cholesky_ex, A, upper=bool(upper),
-                                               check_errors=bool(check_errors))), out)
+    res = RT.linalg_cholesky_ex(dispatch(LD.linalg_cholesky_ex, A, upper=bool(upper), check_errors=False))
+    _check_info(check_errors, "cholesky", "linalg.cholesky_ex", res.info)
+    return _out(res, out)
 
 
 @public

@@ -27,7 +27,7 @@ _UNARY = {name: unary(op, name)[0] for name, op in (
     ("modified_bessel_k0", S.modified_bessel_k0), ("modified_bessel_k1", S.modified_bessel_k1),
     ("scaled_modified_bessel_k0", S.scaled_modified_bessel_k0),
     ("scaled_modified_bessel_k1", S.scaled_modified_bessel_k1),
-    ("spherical_bessel_j0", S.spherical_bessel_j0))}
+    ("spherical_bessel_j0", S.spherical_bessel_j0), ("airy_ai", S.airy_ai))}
 igamma, igamma_ = binary(S.gammainc, "igamma", "Regularised lower incomplete gamma ``P(input, other)``.")
 igammac, igammac_ = binary(S.gammaincc, "igammac", "Regularised upper incomplete gamma ``Q(input, other)``.")
 xlog1py, _ = binary(PM.xlog1py, "xlog1py", "``input * log1p(other)``, 0 where ``input`` is 0.")

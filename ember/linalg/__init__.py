@@ -22,15 +22,17 @@ from .._tensor_methods.linalg_decomp import (LinAlgError, _out, cholesky, choles
                                              lu_factor_ex, lu_solve, matrix_exp, matrix_power, pinv,
                                              qr, slogdet, solve, solve_ex, solve_triangular, svd,
                                              svdvals, linalg_cross as cross)
-from .._tensor_methods.reduction import vector_norm
+from .._dispatch import dispatch
+from .._tensor_methods.reduction import _return_type, return_types, vector_norm
+from ..ops import linalg_decomp as _LD
 from ..overrides import public
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
            "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
-           "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp",
-           "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
-           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",
-           "vander", "vecdot", "vector_norm"]
+           "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+           "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 matmul = _mm.matmul
 _INF = math.inf
@@ -309,8 +311,35 @@ def tensorsolve(A, B, dims=None, *, out=None):
     return _out(solve(A.reshape(B.numel(), -1), B.reshape(-1)).reshape(xs), out)
 
 
+_return_type("linalg_ldl_factor", ("LD", "pivots"))
+_return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+
+
+@public
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """``(LD, pivots, info)``: the Bunch-Kaufman ``A = L D L^T`` (``L^H`` if ``hermitian``) packed as
+    LAPACK's ``sytrf`` leaves it (lower triangle), its 1-based pivots and the LAPACK info."""
+    return _out(return_types.linalg_ldl_factor_ex(dispatch(
+        _LD.linalg_ldl_factor_ex, A, hermitian=bool(hermitian), check_errors=bool(check_errors))), out)
+
+
+@public
 def ldl_factor(A, *, hermitian=False, out=None):
-    raise NotImplementedError("ember.linalg.ldl_factor is not implemented")
+    """``(LD, pivots)`` of ``ldl_factor_ex``; a zero pivot raises.
+
+    >>> import ember
+    >>> LD, piv = ember.linalg.ldl_factor(ember.tensor([[4., 2.], [2., 3.]]))
+    >>> LD.tolist(), piv.tolist()
+    ([[4.0, 0.0], [0.5, 2.0]], [1, 2])
+    """
+    LD, piv, _ = dispatch(_LD.linalg_ldl_factor_ex, A, hermitian=bool(hermitian), check_errors=True)
+    return _out(return_types.linalg_ldl_factor((LD, piv)), out)
+
+
+@public
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """Solve ``A X = B`` from ``ldl_factor(A)``'s ``LD`` and ``pivots``."""
+    return _out(dispatch(_LD.linalg_ldl_solve, LD, pivots, B, hermitian=bool(hermitian)), out)
 
 
 # torch.* forms defined here (ember/__init__.py re-exports them)

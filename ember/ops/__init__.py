@@ -16,11 +16,13 @@
     pointwise_math  lgamma digamma xlogy copysign gcd shifts frexp complex views ...
     sorting      sort topk kthvalue mode unique searchsorted bincount histc histogram
     scan         cummax cummin logcumsumexp
+    rnn_ops      fused LSTM/GRU cell pointwise steps (+ their backward), rnn_split_steps
 """
 from . import (creation, foreach, indexing, linalg, nn_ops, pointwise, random,  # noqa: F401
                reduction, shape_copy, view)  # registration happens on import
 from . import conv, pooling, sampling  # noqa: F401
 from . import pointwise_math, scan, sorting  # noqa: F401
+from . import rnn_ops  # noqa: F401
 from ._registry import REGISTRY, OpDef, TensorMeta, primitive
 
 __all__ = ["REGISTRY", "OpDef", "TensorMeta", "primitive"]

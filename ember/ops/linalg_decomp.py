@@ -20,6 +20,7 @@ from .shape_copy import cat
 
 __all__ = ["LinAlgError", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve", "linalg_solve_ex",
            "linalg_cholesky_ex", "linalg_qr", "linalg_solve_triangular", "lu_pivots", "check_matrix",
+           "raise_for_info",
            "check_float"]
 
 
@@ -95,6 +96,24 @@ def _first_bad(infos):
     return bad, int(flat[bad])
 
 
+_INFO_MESSAGES = {
+    "inv": "The diagonal element {k} is zero, the inversion could not be completed because the input "
+           "matrix is singular.",
+    "solve": "The solver failed because the input matrix is singular.",
+    "cholesky": "The factorization could not be completed because the input is not positive-definite "
+                "(the leading minor of order {k} is not positive-definite).",
+}
+
+
+def raise_for_info(kind, name, infos):
+    """Raise torch's LinAlgError for the first non-zero LAPACK ``info`` (NumPy int array) under ``name``."""
+    infos = np.asarray(infos)
+    if not infos.any():
+        return
+    bad, k = _first_bad(infos)
+    raise LinAlgError(_prefix(name, infos.shape, bad) + _INFO_MESSAGES[kind].format(k=k))
+
+
 @primitive("linalg_inv_ex", num_outputs=2, differentiable_outputs=(0,))
 def linalg_inv_ex(a, *, check_errors=False):
     _kcheck(a)
@@ -104,9 +123,7 @@ def linalg_inv_ex(a, *, check_errors=False):
         pass
     out, infos = _lu_solve_each(a, np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape))
     if check_errors:
-        bad, k = _first_bad(infos)
-        raise LinAlgError(f"{_prefix('linalg.inv', a.shape[:-2], bad)}The diagonal element {k} is zero, "
-                          f"the inversion could not be completed because the input matrix is singular.")
+        raise_for_info("inv", "linalg.inv", infos)
     return out, infos
 
 
@@ -224,9 +241,7 @@ def _solve(a, b, left, check_errors):
     # info describes the factorisation of A alone, so it has A's batch shape (as torch's)
     infos = _lu_solve_each(a, np.zeros(a.shape[:-1] + (1,), a.dtype))[1]
     if check_errors:
-        bad = _first_bad(infos)[0]
-        raise LinAlgError(f"torch.{_prefix('linalg.solve', a.shape[:-2], bad)}The solver failed because "
-                          f"the input matrix is singular.")
+        raise_for_info("solve", "torch.linalg.solve", infos)
     x = _lu_solve_each(np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]))[0]
     return x, infos
 
@@ -308,10 +323,7 @@ def linalg_cholesky_ex(a, *, upper=False, check_errors=False):
             c, k = potrf(flat[i], lower=1, clean=1)
             L[i], info[i] = np.tril(c), max(k, 0)
         if check_errors:
-            bad, k = _first_bad(info)
-            raise LinAlgError(f"{_prefix('linalg.cholesky', a.shape[:-2], bad)}The factorization could "
-                              f"not be completed because the input is not positive-definite (the "
-                              f"leading minor of order {k} is not positive-definite).")
+            raise_for_info("cholesky", "linalg.cholesky", info.reshape(a.shape[:-2]))
         L, info = L.reshape(a.shape), info.reshape(a.shape[:-2])
     if upper:
         L = np.swapaxes(L, -1, -2).conj()
@@ -488,3 +500,81 @@ def lu_pivots(P, k):
         cur[..., i] = cj
         np.put_along_axis(cur, j[..., None], ci[..., None], -1)
     return piv
+
+
+# ------------------------------------------------------------------------------ ldl
+def _ldl_lapack(a, hermitian, names):
+    """LAPACK's Bunch-Kaufman routines: ``he*`` for complex Hermitian input, ``sy*`` otherwise."""
+    kind = "he" if hermitian and a.dtype.kind == "c" else "sy"
+    return _sl().get_lapack_funcs(tuple(kind + n for n in names), (a,))
+
+
+@primitive("linalg_ldl_factor_ex", num_outputs=3, differentiable_outputs=(0,))
+def linalg_ldl_factor_ex(a, *, hermitian=False, check_errors=False):
+    """``(LD, pivots, info)``: L and D packed in the lower triangle, LAPACK's (1-based) pivots."""
+    _kcheck(a)
+    batch, n = a.shape[:-2], a.shape[-1]
+    flat = np.ascontiguousarray(a).reshape((-1, n, n))
+    LD = np.zeros_like(flat)
+    piv = np.zeros((flat.shape[0], n), np.int32)
+    info = np.zeros(flat.shape[0], np.int32)
+    if flat.size:
+        trf, = _ldl_lapack(flat, hermitian, ("trf",))
+        for i in range(flat.shape[0]):
+            ld, p, k = trf(flat[i], lower=1)
+            LD[i], piv[i], info[i] = np.tril(ld), p, max(k, 0)
+    if check_errors and info.any():
+        raise RuntimeError(f"torch.linalg.ldl_factor: Unknown error code: {_first_bad(info)[1]}.")
+    return LD.reshape(a.shape), piv.reshape(batch + (n,)), info.reshape(batch)
+
+
+@linalg_ldl_factor_ex.meta
+def _(a, *, hermitian=False, check_errors=False):
+    check_matrix(a, "torch.linalg.ldl_factor_ex")
+    check_float(a, "torch.linalg.ldl_factor_ex")
+    return (TensorMeta(a.shape, a.dtype), TensorMeta(a.shape[:-1], D.int32),
+            TensorMeta(a.shape[:-2], D.int32))
+
+
+@linalg_ldl_factor_ex.derivative
+def _(grads):
+    raise RuntimeError("the derivative for 'linalg_ldl_factor_ex' is not implemented.")
+
+
+@primitive("linalg_ldl_solve")
+def linalg_ldl_solve(LD, pivots, b, *, hermitian=False):
+    _kcheck(LD)
+    if b.ndim < 2 or b.shape[-2] != LD.shape[-1] or b.dtype != LD.dtype:
+        raise ValueError("ldl_solve")
+    batch = broadcast_shapes(LD.shape[:-2], pivots.shape[:-1], b.shape[:-2])
+    n = LD.shape[-1]
+    fl = np.broadcast_to(LD, batch + (n, n)).reshape((-1, n, n))
+    fp = np.broadcast_to(pivots, batch + (n,)).reshape((-1, n))
+    fb = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    out = np.empty(fb.shape, LD.dtype)
+    if fl.size and fb.size:
+        trs, = _ldl_lapack(fl, hermitian, ("trs",))
+        for i in range(fl.shape[0]):
+            out[i] = trs(fl[i], fp[i], fb[i], lower=1)[0]
+    return out.reshape(batch + b.shape[-2:])
+
+
+@linalg_ldl_solve.meta
+def _(LD, pivots, b, *, hermitian=False):
+    name = "torch.linalg.ldl_solve"
+    check_matrix(LD, name, arg="LD")
+    if b.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if b.shape[-2] != LD.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {LD.shape[-2]} by "
+                           f"{LD.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    if b.dtype is not LD.dtype:
+        raise RuntimeError(f"{name}: Expected LD and B to have the same dtype, but found LD of type "
+                           f"{dtype_title(LD.dtype)} and B of type {dtype_title(b.dtype)} instead")
+    batch = broadcast_shapes(tuple(LD.shape[:-2]), tuple(pivots.shape[:-1]), tuple(b.shape[:-2]))
+    return TensorMeta(batch + tuple(b.shape[-2:]), LD.dtype)
+
+
+@linalg_ldl_solve.derivative
+def _(grad):
+    raise RuntimeError("the derivative for 'linalg_ldl_solve' is not implemented.")

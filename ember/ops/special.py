@@ -17,7 +17,8 @@ from ._special import special as _sp
 __all__ = ["i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "erfcx", "entr", "bessel_j0",
            "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
-           "scaled_modified_bessel_k1", "spherical_bessel_j0", "zeta", "gammainc", "gammaincc"]
+           "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai", "zeta", "gammainc",
+           "gammaincc"]
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 
@@ -109,6 +110,7 @@ def _sph_j0(a):
 
 
 spherical_bessel_j0 = _unary("special_spherical_bessel_j0", _sph_j0)
+airy_ai = _unary("special_airy_ai", lambda a: _sp().airy(a)[0])
 
 
 def _binary(name, fn):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
+from ._flat import flat_bucket
 from .optimizer import Optimizer, _get_scalar_dtype, _get_value, _step_tensor, _to_scalar
 from .sgd import _by_dtype
 
@@ -68,6 +69,7 @@ class Adam(Optimizer):
                     "capturable": capturable, "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
+        self._flat_buckets: dict = {}
         if fused:
             if differentiable:
                 raise RuntimeError("`fused` does not support `differentiable`")
@@ -77,6 +79,7 @@ class Adam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
+        self._flat_buckets = {}
         for group in self.param_groups:
             group.setdefault("amsgrad", False)
             group.setdefault("maximize", False)
@@ -137,6 +140,13 @@ class Adam(Optimizer):
         for idx in _by_dtype(params):
             ps, gs = [params[i] for i in idx], [grads[i] for i in idx]
             sts = [states[i] for i in idx]
+            if not group["differentiable"]:
+                names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if group["amsgrad"] else \
+                    ("exp_avg", "exp_avg_sq")
+                bucket = flat_bucket(self, (id(group), ps[0].dtype), ps, sts, names)
+                if bucket is not None:
+                    self._update_flat(ps, gs, bucket, group, lr, wd, eps)
+                    continue
             real = _as_real if ps[0].is_complex() else _same
             ps, gs = [real(t) for t in ps], [real(t) for t in gs]
             avgs = [real(st["exp_avg"]) for st in sts]
@@ -171,6 +181,50 @@ class Adam(Optimizer):
             F._foreach_div_(denom, bc2_sqrt)
             F._foreach_add_(denom, eps)
             F._foreach_addcdiv_(ps, avgs, denom, step_size)
+
+
+    def _update_flat(self, ps: list, gs: list, b, group: dict, lr, wd, eps) -> None:
+        # the list path's arithmetic, element for element, on the flat state buffers
+        beta1, beta2 = group["betas"]
+        g, d, steps = [b.grad], [b.scratch], [b.flat["step"]]
+        avg, sq = [b.flat["exp_avg"]], [b.flat["exp_avg_sq"]]
+        F._foreach_copy_(b.grad_views, gs)
+        if group["maximize"]:
+            F._foreach_neg_(g)
+        F._foreach_add_(steps, 1)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                F._foreach_mul_(ps, 1 - lr * wd)
+            else:
+                F._foreach_copy_(b.scratch_views, ps)
+                F._foreach_add_(g, d, alpha=wd)
+        F._foreach_lerp_(avg, g, 1 - beta1)
+        F._foreach_mul_(sq, beta2)
+        F._foreach_addcmul_(sq, g, g, 1 - beta2)
+        src = sq
+        if group["amsgrad"]:
+            src = [b.flat["max_exp_avg_sq"]]
+            F._foreach_maximum_(src, sq)
+        sv = steps[0].tolist()
+        if sv.count(sv[0]) == len(sv):
+            step_size = (lr / (1 - beta1 ** sv[0])) * -1
+            F._foreach_copy_(d, src)
+            F._foreach_sqrt_(d)
+            F._foreach_div_(d, (1 - beta2 ** sv[0]) ** 0.5)
+            F._foreach_add_(d, eps)
+            # addcdiv's steps: avg / denom, times the step size, added to each parameter
+            F._foreach_copy_(g, avg)
+            F._foreach_div_(g, d)
+            F._foreach_mul_(g, step_size)
+            F._foreach_add_(ps, b.grad_views)
+            return
+        # parameters at different step counts (added to the group later): per-tensor scalars
+        step_size = [(lr / (1 - beta1 ** s)) * -1 for s in sv]
+        bc2_sqrt = [(1 - beta2 ** s) ** 0.5 for s in sv]
+        denom = F._foreach_sqrt(b.views["max_exp_avg_sq" if group["amsgrad"] else "exp_avg_sq"])
+        F._foreach_div_(denom, bc2_sqrt)
+        F._foreach_add_(denom, eps)
+        F._foreach_addcdiv_(ps, b.views["exp_avg"], denom, step_size)
 
 
 def _as_real(t: Tensor) -> Tensor:

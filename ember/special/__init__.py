@@ -9,13 +9,12 @@ Example:
 from __future__ import annotations
 
 from .. import _dtype as _D
-from .._dispatch import dispatch, wrap
+from .._dispatch import dispatch
 from .._tensor_methods import pointwise as _pw
 from .._tensor_methods import pointwise_math as _pm
 from .._tensor_methods import reduction as _red
 from .._tensor_methods.special import SPECIAL as _SPECIAL
 from ..ops import nn_ops as _nn
-from ..ops._special import special as _scipy_special
 from ..overrides import public
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf",
@@ -55,12 +54,3 @@ def log_softmax(input, dim, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     return dispatch(_nn.log_softmax, input, dim=dim)
-
-
-@public
-def airy_ai(input, *, out=None):
-    """Airy function Ai (not differentiable, as in torch)."""
-    x = input if input.dtype.is_floating_point else input.to(_D.get_default_dtype())
-    a = x.detach().numpy()
-    r = wrap(_scipy_special().airy(a)[0].astype(a.dtype))
-    return out.copy_(r) if out is not None else r

@@ -192,6 +192,13 @@ ERRORS = [
     lambda m: m.linalg.norm(m.ones(2, 2, 2), 2),
     lambda m: m.linalg.householder_product(m.ones(2, 3), m.ones(2)),
     lambda m: m.linalg.multi_dot([m.ones(2, 2)]),
+    lambda m: m.linalg.solve_ex(m.stack([m.eye(2), m.tensor([[1., 2], [2, 4]])]), m.ones(2, 1),
+                                check_errors=True),
+    lambda m: m.linalg.inv_ex(m.tensor([[1., 2], [2, 4]]), check_errors=True),
+    lambda m: m.linalg.cholesky_ex(m.tensor([[1., 2], [2, 1]]), check_errors=True),
+    lambda m: m.linalg.lu(m.eye(2), pivot=False),
+    lambda m: m.linalg.ldl_factor(m.ones(2, 3)),
+    lambda m: m.linalg.ldl_solve(m.eye(2), m.ones(2, dtype=m.int32), m.ones(3, 1)),
 ]
 
 

@@ -1,0 +1,297 @@
+"""Fused recurrent-cell primitives (layer L1): the pointwise part of an LSTM/GRU step in one kernel.
+
+Written as ember ops, one LSTM step is ~10 dispatches forward, and its backward slices four gate
+gradients into four zero-filled ``(B, 4H)`` buffers summed by three full-size adds. Here a step's
+activations are computed once (NumPy, temporaries written with ``out=``) and kept in a workspace
+output; the backward kernel writes every gate gradient into one buffer. The backward primitives have
+hand-derived derivatives written in ember ops (recomputing the activations from the saved inputs), so
+double backward works. ``rnn_split_steps`` cuts the projected input sequence into per-step pieces
+whose backward is one concatenation (``unbind``/``split`` would zero-fill a full-sequence buffer per
+step). Gate orders are torch's: LSTM ``i, f, g, o``; GRU ``r, z, n``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._registry import TensorMeta, primitive
+from ._special import special as _sp
+
+__all__ = ["lstm_cell_pointwise", "lstm_cell_pointwise_backward", "gru_cell_pointwise",
+           "gru_cell_pointwise_backward", "rnn_split_steps", "rnn_cat"]
+
+
+def _check(name, gate_shape, gates, state_shape, state_dtype, gate_dtype):
+    """torch-style RuntimeError when the gate pre-activations and the state do not fit together."""
+    if len(gate_shape) < 1 or gate_shape[-1] % gates:
+        raise RuntimeError(f"{name}: expected the last dim of the gates to be a multiple of {gates}, "
+                           f"got shape {list(gate_shape)}")
+    want = tuple(gate_shape[:-1]) + (gate_shape[-1] // gates,)
+    if tuple(state_shape) != want:
+        raise RuntimeError(f"{name}: expected a state of shape {list(want)}, got "
+                           f"{list(state_shape)}")
+    if state_dtype != gate_dtype:
+        raise RuntimeError(f"{name}: expected the state to have dtype {gate_dtype}, got "
+                           f"{state_dtype}")
+
+
+def _cols(a, k, n):
+    """The ``k``-th block of ``n`` columns along the last dim (a view)."""
+    return a[..., k * n:(k + 1) * n]
+
+
+def _cat_last(parts):
+    """Concatenate Tensors along their last dim (used in derivatives)."""
+    dim = parts[0].dim() - 1
+    return parts[0]._op(rnn_cat, list(parts[1:]), dim=dim, sizes=tuple(p.shape[dim] for p in parts))
+
+
+# ------------------------------------------------------------------------------ LSTM
+@primitive("lstm_cell_pointwise", num_outputs=3, differentiable_outputs=(0, 1))
+def lstm_cell_pointwise(gates, c_prev):
+    """``(h, c, workspace)`` of one LSTM step from pre-activations ``gates`` ``(*, 4H)`` and
+    ``c_prev`` ``(*, H)``; ``workspace`` ``(*, 5H)`` holds ``sigmoid(i), sigmoid(f), tanh(g),
+    sigmoid(o), tanh(c)`` for the backward."""
+    _check("lstm_cell_pointwise", gates.shape, 4, c_prev.shape, c_prev.dtype, gates.dtype)
+    n = gates.shape[-1] // 4
+    act = np.empty(gates.shape[:-1] + (5 * n,), gates.dtype)
+    expit = _sp().expit
+    expit(gates[..., :2 * n], out=act[..., :2 * n])
+    np.tanh(_cols(gates, 2, n), out=_cols(act, 2, n))
+    expit(_cols(gates, 3, n), out=_cols(act, 3, n))
+    i, f, g, o, tc = (_cols(act, k, n) for k in range(5))
+    c = np.multiply(f, c_prev)
+    c += np.multiply(i, g)
+    np.tanh(c, out=tc)
+    return np.multiply(o, tc), c, act
+
+
+@lstm_cell_pointwise.meta
+def _(gates, c_prev):
+    _check("lstm_cell_pointwise", gates.shape, 4, c_prev.shape, c_prev.dtype, gates.dtype)
+    lead = tuple(gates.shape[:-1])
+    n = gates.shape[-1] // 4
+    return (TensorMeta(lead + (n,), gates.dtype), TensorMeta(lead + (n,), gates.dtype),
+            TensorMeta(lead + (5 * n,), gates.dtype))
+
+
+@lstm_cell_pointwise.derivative
+def _(grads, gates, c_prev, outs):
+    return grads[0]._op(lstm_cell_pointwise_backward, grads[1], gates, c_prev, outs[2])
+
+
+@primitive("lstm_cell_pointwise_backward", num_outputs=2)
+def lstm_cell_pointwise_backward(grad_h, grad_c, gates, c_prev, workspace):
+    """``(grad_gates (*, 4H), grad_c_prev (*, H))`` of ``lstm_cell_pointwise``; reads the
+    activations from ``workspace`` (``gates`` is an input only so the derivative can see it)."""
+    n = gates.shape[-1] // 4
+    i, f, g, o, tc = (_cols(workspace, k, n) for k in range(5))
+    dt = np.result_type(grad_h, grad_c, gates)
+    out = np.empty(np.broadcast_shapes(gates.shape, grad_h.shape[:-1] + (4 * n,)), dt)
+    gi, gf, gg, go = (_cols(out, k, n) for k in range(4))
+    # dc = grad_c + grad_h * o * (1 - tanh(c)^2): the cell gradient every gate reads
+    t = np.multiply(tc, tc)
+    np.subtract(1, t, out=t)
+    dc = np.multiply(grad_h, o)
+    dc *= t
+    dc += grad_c
+    np.subtract(1, o, out=go)  # grad_o = grad_h * tanh(c) * o * (1 - o)
+    go *= o
+    go *= tc
+    go *= grad_h
+    np.subtract(1, i, out=gi)  # grad_i = dc * g * i * (1 - i)
+    gi *= i
+    gi *= g
+    gi *= dc
+    np.subtract(1, f, out=gf)  # grad_f = dc * c_prev * f * (1 - f)
+    gf *= f
+    gf *= c_prev
+    gf *= dc
+    np.multiply(g, g, out=gg)  # grad_g = dc * i * (1 - g^2)
+    np.subtract(1, gg, out=gg)
+    gg *= i
+    gg *= dc
+    dc *= f
+    return out, dc
+
+
+@lstm_cell_pointwise_backward.meta
+def _(grad_h, grad_c, gates, c_prev, workspace):
+    return TensorMeta(tuple(gates.shape), gates.dtype), TensorMeta(tuple(c_prev.shape), gates.dtype)
+
+
+@lstm_cell_pointwise_backward.derivative
+def _(ggs, grad_h, grad_c, gates, c_prev):
+    # hand-derived: A* are the cotangents of the four gate gradients, Acp that of grad_c_prev
+    A, Acp = ggs
+    n = gates.shape[-1] // 4
+    ai, af, ag, ao = (gates.narrow(-1, k * n, n) for k in range(4))
+    Ai, Af, Ag, Ao = (A.narrow(-1, k * n, n) for k in range(4))
+    i, f, g, o = ai.sigmoid(), af.sigmoid(), ag.tanh(), ao.sigmoid()
+    tc = (f * c_prev + i * g).tanh()
+    si, sf, so = i * (1 - i), f * (1 - f), o * (1 - o)
+    sg, st = 1 - g * g, 1 - tc * tc
+    dc = grad_c + grad_h * o * st
+    a_dc = Ai * g * si + Af * c_prev * sf + Ag * i * sg + Acp * f
+    d_grad_h = a_dc * o * st + Ao * tc * so
+    a_c = (a_dc * grad_h * o * tc * -2 + Ao * grad_h * so) * st
+    a_o = a_dc * grad_h * st + Ao * grad_h * tc * (1 - 2 * o)
+    a_i = Ai * dc * g * (1 - 2 * i) + Ag * dc * sg + a_c * g
+    a_f = Af * dc * c_prev * (1 - 2 * f) + Acp * dc + a_c * c_prev
+    a_g = Ai * dc * si + Ag * dc * i * g * -2 + a_c * i
+    d_c_prev = Af * dc * sf + a_c * f
+    d_gates = _cat_last([a_i * si, a_f * sf, a_g * sg, a_o * so])
+    return d_grad_h, a_dc, d_gates, d_c_prev, None
+
+
+# ------------------------------------------------------------------------------ GRU
+@primitive("gru_cell_pointwise", num_outputs=2, differentiable_outputs=(0,))
+def gru_cell_pointwise(input_gates, hidden_gates, h_prev):
+    """``(h, workspace)`` of one GRU step: ``input_gates = x W_ih^T + b_ih`` and ``hidden_gates =
+    h_prev W_hh^T + b_hh`` (both ``(*, 3H)``), ``h_prev`` ``(*, H)``; ``workspace`` ``(*, 3H)``
+    holds ``r, z, n`` for the backward."""
+    _check("gru_cell_pointwise", input_gates.shape, 3, h_prev.shape, h_prev.dtype,
+           input_gates.dtype)
+    if hidden_gates.shape != input_gates.shape or hidden_gates.dtype != input_gates.dtype:
+        raise RuntimeError(f"gru_cell_pointwise: expected hidden_gates like input_gates "
+                           f"{list(input_gates.shape)}, got {list(hidden_gates.shape)}")
+    n = input_gates.shape[-1] // 3
+    act = np.add(input_gates, hidden_gates)
+    rz = act[..., :2 * n]
+    _sp().expit(rz, out=rz)
+    r, z, nn = (_cols(act, k, n) for k in range(3))
+    np.multiply(r, _cols(hidden_gates, 2, n), out=nn)
+    nn += _cols(input_gates, 2, n)
+    np.tanh(nn, out=nn)
+    h = np.subtract(h_prev, nn)  # h = n + z * (h_prev - n)
+    h *= z
+    h += nn
+    return h, act
+
+
+@gru_cell_pointwise.meta
+def _(input_gates, hidden_gates, h_prev):
+    _check("gru_cell_pointwise", input_gates.shape, 3, h_prev.shape, h_prev.dtype,
+           input_gates.dtype)
+    if tuple(hidden_gates.shape) != tuple(input_gates.shape) or \
+            hidden_gates.dtype != input_gates.dtype:
+        raise RuntimeError(f"gru_cell_pointwise: expected hidden_gates like input_gates "
+                           f"{list(input_gates.shape)}, got {list(hidden_gates.shape)}")
+    return (TensorMeta(tuple(h_prev.shape), h_prev.dtype),
+            TensorMeta(tuple(input_gates.shape), input_gates.dtype))
+
+
+@gru_cell_pointwise.derivative
+def _(grads, input_gates, hidden_gates, h_prev, outs):
+    return grads[0]._op(gru_cell_pointwise_backward, input_gates, hidden_gates, h_prev, outs[1])
+
+
+@primitive("gru_cell_pointwise_backward", num_outputs=3)
+def gru_cell_pointwise_backward(grad_h, input_gates, hidden_gates, h_prev, workspace):
+    """``(grad_input_gates, grad_hidden_gates, grad_h_prev)`` of ``gru_cell_pointwise``."""
+    n = input_gates.shape[-1] // 3
+    r, z, nn = (_cols(workspace, k, n) for k in range(3))
+    dt = np.result_type(grad_h, input_gates)
+    gx = np.empty(np.broadcast_shapes(input_gates.shape, grad_h.shape[:-1] + (3 * n,)), dt)
+    gr, gz, gn = (_cols(gx, k, n) for k in range(3))
+    np.multiply(nn, nn, out=gn)  # grad of n's pre-activation: grad_h * (1 - z) * (1 - n^2)
+    np.subtract(1, gn, out=gn)
+    t = np.subtract(1, z)
+    gn *= t
+    gn *= grad_h
+    np.subtract(h_prev, nn, out=gz)  # grad of z's: grad_h * (h_prev - n) * z * (1 - z)
+    gz *= grad_h
+    t *= z
+    gz *= t
+    np.subtract(1, r, out=gr)  # grad of r's: grad_n * hidden_n * r * (1 - r)
+    gr *= r
+    gr *= _cols(hidden_gates, 2, n)
+    gr *= gn
+    gh = gx.copy()
+    np.multiply(gn, r, out=_cols(gh, 2, n))
+    return gx, gh, np.multiply(grad_h, z)
+
+
+@gru_cell_pointwise_backward.meta
+def _(grad_h, input_gates, hidden_gates, h_prev, workspace):
+    return (TensorMeta(tuple(input_gates.shape), input_gates.dtype),
+            TensorMeta(tuple(hidden_gates.shape), input_gates.dtype),
+            TensorMeta(tuple(h_prev.shape), input_gates.dtype))
+
+
+@gru_cell_pointwise_backward.derivative
+def _(ggs, grad_h, input_gates, hidden_gates, h_prev):
+    # hand-derived: cotangents of (grad_input_gates, grad_hidden_gates, grad_h_prev)
+    Ax, Ah, Ap = ggs
+    n = input_gates.shape[-1] // 3
+    xr, xz, xn = (input_gates.narrow(-1, k * n, n) for k in range(3))
+    hr, hz, hn = (hidden_gates.narrow(-1, k * n, n) for k in range(3))
+    Axr, Axz, Axn = (Ax.narrow(-1, k * n, n) for k in range(3))
+    Ahr, Ahz, Ahn = (Ah.narrow(-1, k * n, n) for k in range(3))
+    r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
+    nn = (xn + r * hn).tanh()
+    sr, sz, tn = r * (1 - r), z * (1 - z), 1 - nn * nn
+    hmn = h_prev - nn
+    dan = grad_h * (1 - z) * tn  # the forward's gradients, needed as factors
+    c_r, c_z = Axr + Ahr, Axz + Ahz
+    c_n = Axn + Ahn * r + c_r * hn * sr  # total cotangent of dan
+    d_grad_h = c_z * hmn * sz + c_n * (1 - z) * tn + Ap * z
+    a_z = (-c_n * grad_h * tn + Ap * grad_h) + c_z * grad_h * hmn * (1 - 2 * z)
+    a_nn = -c_z * grad_h * sz + c_n * grad_h * (1 - z) * nn * -2
+    p_n = a_nn * tn
+    p_r = (Ahn * dan + c_r * dan * hn * (1 - 2 * r) + p_n * hn) * sr
+    p_z = a_z * sz
+    d_hn = c_r * dan * sr + p_n * r
+    d_x = _cat_last([p_r, p_z, p_n])
+    d_h = _cat_last([p_r, p_z, d_hn])
+    return d_grad_h, d_x, d_h, c_z * grad_h * sz, None
+
+
+# ------------------------------------------------------------------------------ steps
+# num_outputs=-1: the count comes from ``sizes`` (only ``== 1`` is ever tested on it)
+@primitive("rnn_split_steps", num_outputs=-1)
+def rnn_split_steps(a, *, sizes):
+    """Consecutive row blocks of ``a`` ``(N, G)`` with ``sizes`` rows each (copies, one per step)."""
+    if sum(sizes) != a.shape[0]:
+        raise RuntimeError(f"rnn_split_steps: sizes {list(sizes)} do not sum to {a.shape[0]}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(a[start:start + s].copy())
+        start += s
+    return tuple(out)
+
+
+@rnn_split_steps.meta
+def _(a, *, sizes):
+    if sum(sizes) != a.shape[0]:
+        raise RuntimeError(f"rnn_split_steps: sizes {list(sizes)} do not sum to {a.shape[0]}")
+    return tuple(TensorMeta((s,) + tuple(a.shape[1:]), a.dtype) for s in sizes)
+
+
+@rnn_split_steps.derivative
+def _(grads, *, sizes):
+    return grads[0]._op(rnn_cat, list(grads[1:]), dim=0, sizes=tuple(sizes))
+
+
+# derivatives reach other primitives through ``first._op(...)``: ``cat`` takes one list, so its
+# first tensor cannot lead the call
+@primitive("rnn_cat")
+def rnn_cat(first, rest, *, dim, sizes):
+    """``first`` and the tensors of ``rest`` concatenated along ``dim``; ``sizes``: every piece's
+    extent along ``dim`` (so the backward saves nothing)."""
+    return np.concatenate([first, *rest], axis=dim)
+
+
+@rnn_cat.meta
+def _(first, rest, *, dim, sizes):
+    shape = list(first.shape)
+    shape[dim] = sum(sizes)
+    return TensorMeta(tuple(shape), first.dtype)
+
+
+@rnn_cat.derivative
+def _(grad, *, dim, sizes):
+    out, start = [], 0
+    for s in sizes:
+        out.append(grad.narrow(dim, start, s))
+        start += s
+    return tuple(out)

@@ -1,0 +1,146 @@
+"""The fused recurrent-cell primitives (ember/ops/rnn_ops.py): values and first/second derivatives
+equal the unfused formulas run by torch, gradcheck/gradgradcheck in float64, meta shapes and errors."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember._dispatch import dispatch
+from ember.ops import rnn_ops as R
+
+RNG = np.random.default_rng(0)
+
+
+def _arr(*shape):
+    return RNG.standard_normal(shape)
+
+
+def _lstm_ref(gates, c):
+    i, f, g, o = gates.chunk(4, -1)
+    c = i.sigmoid() * g.tanh() + f.sigmoid() * c
+    return o.sigmoid() * c.tanh(), c
+
+
+def _gru_ref(xg, hg, h):
+    xr, xz, xn = xg.chunk(3, -1)
+    hr, hz, hn = hg.chunk(3, -1)
+    r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
+    n = (xn + r * hn).tanh()
+    return (1 - z) * n + z * h
+
+
+def _lstm(gates, c):
+    h, c, _ = dispatch(R.lstm_cell_pointwise, gates, c)
+    return h, c
+
+
+def _gru(xg, hg, h):
+    return dispatch(R.gru_cell_pointwise, xg, hg, h)[0]
+
+
+CASES = [  # (fused ember function, torch reference, input shapes)
+    (_lstm, _lstm_ref, [(3, 8), (3, 2)]),
+    (_gru, _gru_ref, [(3, 6), (3, 6), (3, 2)]),
+]
+
+
+def _both(arrays, dtype="float64"):
+    e = [ember.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
+    t = [torch.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
+    return e, t
+
+
+def _np(x):
+    return x.detach().numpy()
+
+
+@pytest.mark.parametrize("fused,ref,shapes", CASES, ids=["lstm", "gru"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_forward_and_backward_match_torch(fused, ref, shapes, dtype):
+    arrays = [_arr(*s) for s in shapes]
+    e, t = _both(arrays, dtype)
+    eo, to = fused(*e), ref(*t)
+    eo = eo if isinstance(eo, tuple) else (eo,)
+    to = to if isinstance(to, tuple) else (to,)
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+    for a, b in zip(eo, to):
+        assert a.dtype == ember.float32 if dtype == "float32" else ember.float64
+        np.testing.assert_allclose(_np(a), _np(b), **tol)
+    ws = [_arr(*o.shape) for o in to]
+    el = sum((o * ember.tensor(w.astype(dtype))).sum() for o, w in zip(eo, ws))
+    tl = sum((o * torch.tensor(w.astype(dtype))).sum() for o, w in zip(to, ws))
+    eg = ember.autograd.grad(el, e, create_graph=True)
+    tg = torch.autograd.grad(tl, t, create_graph=True)
+    for a, b in zip(eg, tg):
+        np.testing.assert_allclose(_np(a), _np(b), **tol)
+    # second order: differentiate a function of the first gradients
+    egg = ember.autograd.grad(sum((g * g).sum() for g in eg), e)
+    tgg = torch.autograd.grad(sum((g * g).sum() for g in tg), t)
+    for a, b in zip(egg, tgg):
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-4 if dtype == "float32" else 1e-10,
+                                   atol=1e-5 if dtype == "float32" else 1e-10)
+
+
+@pytest.mark.parametrize("fused,ref,shapes", CASES, ids=["lstm", "gru"])
+def test_gradcheck_and_gradgradcheck(fused, ref, shapes):
+    e, _ = _both([_arr(*s) for s in shapes])
+    assert ember.autograd.gradcheck(fused, e)
+    assert ember.autograd.gradgradcheck(fused, e)
+
+
+def test_only_one_output_used_gets_zero_grad_for_the_other():
+    gates, c = _arr(2, 8), _arr(2, 2)
+    e, t = _both([gates, c])
+    eg = ember.autograd.grad(_lstm(*e)[1].sum(), e)
+    tg = torch.autograd.grad(_lstm_ref(*t)[1].sum(), t)
+    for a, b in zip(eg, tg):
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-12, atol=1e-12)
+
+
+def test_leading_dims_and_meta_shapes():
+    gates = ember.randn(2, 3, 8)
+    c = ember.randn(2, 3, 2)
+    h, c2, ws = dispatch(R.lstm_cell_pointwise, gates, c)
+    th, tc = _lstm_ref(torch.from_numpy(gates.numpy()), torch.from_numpy(c.numpy()))
+    np.testing.assert_allclose(h.numpy(), th.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c2.numpy(), tc.numpy(), rtol=1e-5, atol=1e-6)
+    m = dispatch(R.lstm_cell_pointwise, gates.to("meta"), c.to("meta"))
+    assert [tuple(x.shape) for x in m] == [(2, 3, 2), (2, 3, 2), (2, 3, 10)]
+    xg, hg, h0 = ember.randn(4, 9), ember.randn(4, 9), ember.randn(4, 3)
+    m = dispatch(R.gru_cell_pointwise, xg.to("meta"), hg.to("meta"), h0.to("meta"))
+    assert [tuple(x.shape) for x in m] == [(4, 3), (4, 9)]
+
+
+def test_half_precision_computes_in_float32():
+    gates, c = _arr(2, 8).astype(np.float32), _arr(2, 2).astype(np.float32)
+    h, c2, _ = dispatch(R.lstm_cell_pointwise, ember.tensor(gates).bfloat16(),
+                        ember.tensor(c).bfloat16())
+    assert h.dtype == ember.bfloat16 and c2.dtype == ember.bfloat16
+    th, tc = _lstm_ref(torch.tensor(gates).bfloat16(), torch.tensor(c).bfloat16())
+    np.testing.assert_allclose(h.float().numpy(), th.float().numpy(), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("shapes,msg", [
+    ([(2, 7), (2, 2)], "multiple of 4"),
+    ([(2, 8), (3, 2)], "expected a state of shape"),
+])
+def test_bad_shapes_raise(shapes, msg):
+    args = [ember.randn(*s) for s in shapes]
+    for a in (args, [x.to("meta") for x in args]):
+        with pytest.raises(RuntimeError, match=msg):
+            dispatch(R.lstm_cell_pointwise, *a)
+
+
+def test_split_steps_backward_is_one_concatenation():
+    a = _arr(7, 3)
+    e = ember.tensor(a, requires_grad=True)
+    parts = dispatch(R.rnn_split_steps, e, sizes=(3, 2, 2))
+    assert [tuple(p.shape) for p in parts] == [(3, 3), (2, 3), (2, 3)]
+    np.testing.assert_array_equal(np.concatenate([_np(p) for p in parts]), a)
+    (g,) = ember.autograd.grad((parts[0] * 2).sum() + parts[2].sum(), e)
+    np.testing.assert_array_equal(g.numpy(), np.r_[np.full((3, 3), 2.0), np.zeros((2, 3)),
+                                                   np.ones((2, 3))])
+    assert ember.autograd.gradgradcheck(lambda x: dispatch(R.rnn_split_steps, x, sizes=(4, 3)),
+                                        [e])
+    with pytest.raises(RuntimeError, match="do not sum"):
+        dispatch(R.rnn_split_steps, e, sizes=(3, 3))
