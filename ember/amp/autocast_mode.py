@@ -37,7 +37,8 @@ FP32 = frozenset({"prod", "nll_loss", "binary_cross_entropy", "mse_loss", "l1_lo
                   "fft_c2r", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve",
                   "linalg_cholesky_ex", "linalg_solve_triangular", "linalg_qr", "linalg_svd",
                   "linalg_svdvals", "linalg_eigh", "linalg_eigvalsh", "linalg_eig", "linalg_eigvals",
-                  "linalg_pinv", "linalg_matrix_exp", "linalg_lu", "linalg_vector_norm_fp32"})
+                  "linalg_pinv", "linalg_matrix_exp", "linalg_lu", "linalg_vector_norm_fp32",
+                  "linalg_solve_ex", "linalg_ldl_factor_ex", "linalg_ldl_solve"})
 PROMOTE = frozenset({"cat", "stack", "index_copy"})
 _SUPPORTED = {"cpu": (D.bfloat16, D.float16)}
 _KNOWN = ("cpu", "cuda", "xpu", "mps", "mtia", "maia", "hpu", "xla", "ipu")

@@ -2,7 +2,8 @@
 
 Parameter names, shapes and gate orders are torch's (LSTM gates ``i, f, g, o``; GRU ``r, z, n``), so
 state dicts move between the two. Each layer projects the whole input sequence with one matmul, then
-runs one ``(B, H) @ (H, G)`` matmul per time step.
+runs one ``(B, H) @ (H, G)`` matmul per time step; the LSTM/GRU gate maths of a step is one fused
+primitive (``ember/ops/rnn_ops.py``).
 
 Example:
     >>> import ember
@@ -18,7 +19,9 @@ import numbers
 import warnings
 
 from ..._creation import empty, zeros
+from ..._dispatch import dispatch
 from ..._tensor_methods.shape_copy import cat, stack
+from ...ops import rnn_ops as R
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -36,24 +39,17 @@ def _apply_permutation(tensor, permutation, dim: int = 1):
 
 # ------------------------------------------------------------------------------ recurrences
 def _lstm_step(xg, h, c, w_hh, w_hr, hidden):
-    gates = xg + h.matmul(w_hh.t())  # shape: (B, 4H); both biases are folded into xg
-    i = gates[:, :hidden].sigmoid()
-    f = gates[:, hidden:2 * hidden].sigmoid()
-    g = gates[:, 2 * hidden:3 * hidden].tanh()
-    o = gates[:, 3 * hidden:].sigmoid()
-    c = f * c + i * g
-    h = o * c.tanh()
+    gates = xg.addmm(h, w_hh.t())  # shape: (B, 4H); both biases are folded into xg
+    # one fused kernel for the gate maths; its backward fills one (B, 4H) gradient buffer
+    h, c, _ = dispatch(R.lstm_cell_pointwise, gates, c)
     if w_hr is not None:
         h = h.matmul(w_hr.t())
     return h, c
 
 
 def _gru_step(xg, h, w_hh, b_hh, hidden):
-    hg = F.linear(h, w_hh, b_hh)  # shape: (B, 3H)
-    rz = (xg[:, :2 * hidden] + hg[:, :2 * hidden]).sigmoid()
-    r, z = rz[:, :hidden], rz[:, hidden:]
-    n = (xg[:, 2 * hidden:] + r * hg[:, 2 * hidden:]).tanh()
-    return n + z * (h - n)
+    hg = F.linear(h, w_hh, b_hh)  # shape: (B, 3H); b_hh stays inside r * (W_hn h + b_hn)
+    return dispatch(R.gru_cell_pointwise, xg, hg, h)[0]
 
 
 def _run_direction(mode, steps, batch_sizes, h0, c0, weights, hidden, reverse):
@@ -251,10 +247,10 @@ class RNNBase(Module):
                 b_in = (b_ih + b_hh if fold_bias else b_ih) if b_ih is not None else None
                 flat = layer_in.reshape(-1, layer_in.shape[-1])
                 proj = F.linear(flat, w_ih, b_in)  # shape: (T * B, G) or (N, G)
-                if bs is None:
-                    steps = proj.reshape(layer_in.shape[0], layer_in.shape[1], -1).unbind(0)
-                else:
-                    steps = proj.split(bs)
+                # per-step pieces whose backward is one concatenation (unbind/split would fill a
+                # zeroed full-sequence buffer per step)
+                sizes = (layer_in.shape[1],) * layer_in.shape[0] if bs is None else tuple(bs)
+                steps = dispatch(R.rnn_split_steps, proj, sizes=sizes)
                 outs, h, c = _run_direction(self.mode, steps, bs, h0[idx],
                                             c0[idx] if c0 is not None else None,
                                             (w_hh, b_hh if not fold_bias else None, w_hr), hidden,
