@@ -33,7 +33,7 @@ from ._tensor_methods import (foreach as _m_foreach, indexing as _m_indexing, li
                               reduction as _m_reduction, shape_copy as _m_shape_copy, view as _m_view)
 from ._tensor_methods import (pointwise_math as _m_pointwise_math, scan as _m_scan,
                               sorting as _m_sorting)
-from ._tensor_methods import misc as _m_misc
+from ._tensor_methods import misc as _m_misc, statistics as _m_statistics
 from ._tensor_methods import nn as _m_nn
 from ._tensor_methods import (linalg_decomp as _m_linalg_decomp, random_dist as _m_random_dist,
                               special as _m_special)
@@ -48,7 +48,7 @@ preserve_format = "preserve"
 
 for _mod in (_m_pointwise, _m_reduction, _m_view, _m_shape_copy, _m_indexing, _m_linalg, _m_random,
              _m_foreach, _m_pointwise_math, _m_sorting, _m_scan, _m_linalg_decomp, _m_random_dist,
-             _m_special, _m_misc, _m_nn):
+             _m_special, _m_misc, _m_statistics, _m_nn):
     globals().update(_mod.FUNCTIONS)
 del _mod
 
@@ -67,6 +67,10 @@ from ._window import FUNCTIONS as _window_functions  # noqa: E402
 globals().update(_window_functions)
 globals().update(linalg.TORCH_FUNCTIONS)
 
+from ._global_flags import (asarray, frombuffer, get_device, get_float32_matmul_precision,  # noqa: E402
+                            init_num_threads, is_inference, is_neg, is_signed, is_storage,
+                            is_warn_always_enabled, range, set_default_tensor_type,
+                            set_float32_matmul_precision, set_flush_denormal, set_warn_always)
 __version__ = "0.1.0"
 
 

@@ -31,6 +31,7 @@ from ._tensor_methods.foreach import ForeachMixin
 from ._tensor_methods.indexing import IndexingMixin
 from ._tensor_methods.linalg import LinalgMixin
 from ._tensor_methods.misc import MiscMixin
+from ._tensor_methods.statistics import StatisticsMixin
 from ._tensor_methods.nn import NNMixin
 from ._tensor_methods.linalg_decomp import LinalgDecompMixin
 from ._tensor_methods.special import SpecialMixin
@@ -58,7 +59,7 @@ _new = object.__new__
 
 class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMixin, IndexingMixin,
              LinalgMixin, RandomMixin, ForeachMixin, PointwiseMathMixin, SortingMixin, ScanMixin,
-             LinalgDecompMixin, SpecialMixin, MiscMixin, NNMixin):
+             LinalgDecompMixin, SpecialMixin, MiscMixin, NNMixin, StatisticsMixin):
     """A multi-dimensional array with autograd; ``ember.Tensor(2, 3)`` is uninitialised float32."""
 
     __slots__ = ("__dict__", "__weakref__")

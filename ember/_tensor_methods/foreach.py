@@ -31,8 +31,16 @@ def _bad_args(name, *args):
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got})")
 
 
+def _all_tensors(x) -> bool:
+    # a plain loop: a generator under all() costs a frame resume per element (lists of 100s)
+    for t in x:
+        if not isinstance(t, TensorBase):
+            return False
+    return True
+
+
 def _tensors(name, x, *rest):
-    if type(x) is not list and type(x) is not tuple or not all(isinstance(t, TensorBase) for t in x):
+    if type(x) is not list and type(x) is not tuple or not _all_tensors(x):
         raise _bad_args(name, x, *rest)
     if not x:
         raise RuntimeError("Tensor list must have at least one tensor.")
@@ -54,7 +62,7 @@ def _other(name, tensors, other):
                                f"and {other.numel()} elements.")
         return other
     if type(other) in (list, tuple):
-        if other and all(isinstance(o, TensorBase) for o in other):
+        if other and _all_tensors(other):
             _same_len(tensors, other)
             return list(other)
         if all(isinstance(o, numbers.Number) for o in other):
@@ -262,7 +270,7 @@ def _lerp_args(fname, self, tensors1, weight):
     ends = _tensors(fname, tensors1)
     _same_len(tensors, ends)
     if type(weight) in (list, tuple):
-        if weight and all(isinstance(w, TensorBase) for w in weight):
+        if weight and _all_tensors(weight):
             _same_len(tensors, weight)
         elif len(weight) != len(tensors):
             raise RuntimeError("Tensor list must have same number of elements as scalar list.")

@@ -117,6 +117,18 @@ class MiscMixin:
     share_memory_ = _share_memory_
     is_shared = _is_shared
 
+    def new(self, *args, **kwargs):
+        """Legacy constructor: ``t.new(2, 3)`` (uninitialised, this dtype) or ``t.new(data)``."""
+        if len(args) == 1 and not isinstance(args[0], int):
+            return self.new_tensor(args[0], **kwargs)
+        return self.new_empty(*args, **kwargs)
+
+    def const_data_ptr(self) -> int:
+        return self.data_ptr()
+
+    def __reversed__(self):
+        return self.flip(0) if self.dim() else self
+
     def is_neg(self) -> bool:
         return False
 

@@ -124,29 +124,80 @@ def _register(name, kernel, meta):
     return op
 
 
-def _binary(name, fn, *, int_to_float=False, check=None):
-    """``_foreach_<name>`` and ``_foreach_<name>_`` for ``fn(t, o, out)`` (alpha for add/sub)."""
-    def run(self, other, alpha, inplace):
+_NOERR = {"divide": "ignore", "invalid": "ignore"}
+
+
+def _is_fast(dt) -> bool:
+    """float32/float64 (the optimizer case): ufuncs run in place on the arrays, no promotion."""
+    return dt.kind == "f" and dt not in _LOW
+
+
+def _binary(name, fn, *, ufunc, quiet=False, int_to_float=False, check=None):
+    """``_foreach_<name>`` and ``_foreach_<name>_`` for ``fn(t, o, out)`` (alpha for add/sub).
+
+    ``ufunc`` is what ``fn`` calls: lists of same-dtype float tensors (with Python real scalars or
+    same-dtype tensors) call it directly, with one errstate for the whole list when ``quiet``.
+    """
+    def one(t, o, alpha, inplace, res):
+        if check is not None:
+            check(t, o)
+        if alpha != 1:
+            o = np.multiply(o, alpha)
+        td = t.dtype
+        to = type(o)
+        if _is_fast(td) and (to is float or to is int or (to is np.ndarray and o.dtype == td)):
+            if inplace:
+                fn(t, o, t)
+            else:
+                res.append(np.asarray(fn(t, o, None)))
+            return
+        res.append(_apply(fn, t, (o,), _result(t, (o,), int_to_float), inplace))
+
+    def fast(self, other, alpha, inplace, d0):
         res = []
-        is_list = type(other) is list
-        for i, t in enumerate(self):
-            o = other[i] if is_list else other
-            if check is not None:
-                check(t, o)
-            if alpha != 1:
-                o = np.multiply(o, alpha)
-            td = t.dtype
-            to = type(o)
-            # the optimizer case: same-dtype float32/64 operands or real Python scalars
-            if td.kind == "f" and td not in _LOW and (
-                    to is float or to is int or (to is np.ndarray and o.dtype == td)):
-                if inplace:
-                    fn(t, o, t)
+        uf = ufunc
+        if type(other) is list:
+            for t, o in zip(self, other):
+                to = type(o)
+                if alpha == 1 and t.dtype is d0 and (to is np.ndarray and o.dtype is d0 or to is float):
+                    if inplace:
+                        uf(t, o, out=t)
+                    else:
+                        r = uf(t, o)
+                        res.append(r if type(r) is np.ndarray else np.asarray(r))
                 else:
-                    res.append(np.asarray(fn(t, o, None)))
-                continue
-            r = _apply(fn, t, (o,), _result(t, (o,), int_to_float), inplace)
-            res.append(r)
+                    one(t, o, alpha, inplace, res)
+            return res
+        o = other
+        to = type(o)
+        if alpha != 1 or not (to is float or to is int or (to is np.ndarray and o.dtype is d0)):
+            for t in self:
+                one(t, o, alpha, inplace, res)
+            return res
+        for t in self:
+            if t.dtype is d0:
+                if inplace:
+                    uf(t, o, out=t)
+                else:
+                    r = uf(t, o)
+                    res.append(r if type(r) is np.ndarray else np.asarray(r))
+            else:
+                one(t, o, alpha, inplace, res)
+        return res
+
+    def run(self, other, alpha, inplace):
+        d0 = self[0].dtype
+        if _is_fast(d0):
+            if quiet:
+                with np.errstate(**_NOERR):
+                    res = fast(self, other, alpha, inplace, d0)
+            else:
+                res = fast(self, other, alpha, inplace, d0)
+        else:
+            res = []
+            is_list = type(other) is list
+            for i, t in enumerate(self):
+                one(t, other[i] if is_list else other, alpha, inplace, res)
         return None if inplace else res
 
     def kernel(self, other, *, alpha=1):
@@ -158,18 +209,43 @@ def _binary(name, fn, *, int_to_float=False, check=None):
             _register(f"_foreach_{name}_", kernel_, _foreach_meta(True, int_to_float)))
 
 
-def _unary(name, fn, *, int_to_float=False, check=None, real=False):
-    def run(self, inplace):
+def _unary(name, fn, *, ufunc, quiet=False, int_to_float=False, check=None, real=False):
+    def one(t, inplace, res):
+        if check is not None:
+            check(t)
+        if real and t.dtype.kind == "c":  # complex in, real out: never in place
+            if inplace:
+                raise RuntimeError(f"In-place {name} is not supported for complex tensors.")
+            res.append(np.asarray(fn(t, None)))
+            return
+        res.append(_apply(fn, t, (), _result(t, (), int_to_float), inplace))
+
+    def fast(self, inplace, d0):
         res = []
+        uf = ufunc
         for t in self:
-            if check is not None:
-                check(t)
-            if real and t.dtype.kind == "c":  # complex in, real out: never in place
+            if t.dtype is d0:
                 if inplace:
-                    raise RuntimeError(f"In-place {name} is not supported for complex tensors.")
-                res.append(np.asarray(fn(t, None)))
-                continue
-            res.append(_apply(fn, t, (), _result(t, (), int_to_float), inplace))
+                    uf(t, out=t)
+                else:
+                    r = uf(t)
+                    res.append(r if type(r) is np.ndarray else np.asarray(r))
+            else:
+                one(t, inplace, res)
+        return res
+
+    def run(self, inplace):
+        d0 = self[0].dtype
+        if _is_fast(d0):
+            if quiet:
+                with np.errstate(**_NOERR):
+                    res = fast(self, inplace, d0)
+            else:
+                res = fast(self, inplace, d0)
+        else:
+            res = []
+            for t in self:
+                one(t, inplace, res)
         return None if inplace else res
 
     def kernel(self):
@@ -232,24 +308,25 @@ def _pow(t, o, out):
 
 
 BINARY = {
-    "add": _binary("add", lambda t, o, out: np.add(t, o, out=out)),
-    "sub": _binary("sub", lambda t, o, out: np.subtract(t, o, out=out), check=_no_bool_sub),
-    "mul": _binary("mul", lambda t, o, out: np.multiply(t, o, out=out)),
-    "div": _binary("div", _div, int_to_float=True),
-    "maximum": _binary("maximum", lambda t, o, out: np.maximum(t, o, out=out)),
-    "minimum": _binary("minimum", lambda t, o, out: np.minimum(t, o, out=out)),
-    "pow": _binary("pow", _pow, check=_int_pow),
+    "add": _binary("add", lambda t, o, out: np.add(t, o, out=out), ufunc=np.add),
+    "sub": _binary("sub", lambda t, o, out: np.subtract(t, o, out=out), ufunc=np.subtract,
+                   check=_no_bool_sub),
+    "mul": _binary("mul", lambda t, o, out: np.multiply(t, o, out=out), ufunc=np.multiply),
+    "div": _binary("div", _div, ufunc=np.true_divide, int_to_float=True),
+    "maximum": _binary("maximum", lambda t, o, out: np.maximum(t, o, out=out), ufunc=np.maximum),
+    "minimum": _binary("minimum", lambda t, o, out: np.minimum(t, o, out=out), ufunc=np.minimum),
+    "pow": _binary("pow", _pow, ufunc=np.power, quiet=True, check=_int_pow),
 }
 BINARY["clamp_min"] = BINARY["maximum"]
 BINARY["clamp_max"] = BINARY["minimum"]
 
 UNARY = {
-    "sqrt": _unary("sqrt", _sqrt, int_to_float=True),
-    "exp": _unary("exp", lambda t, out: np.exp(t, out=out), int_to_float=True),
-    "neg": _unary("neg", lambda t, out: np.negative(t, out=out), check=_no_bool_neg),
-    "abs": _unary("abs", _abs, real=True),
-    "sign": _unary("sign", _sign),
-    "reciprocal": _unary("reciprocal", _reciprocal, int_to_float=True),
+    "sqrt": _unary("sqrt", _sqrt, ufunc=np.sqrt, quiet=True, int_to_float=True),
+    "exp": _unary("exp", lambda t, out: np.exp(t, out=out), ufunc=np.exp, int_to_float=True),
+    "neg": _unary("neg", lambda t, out: np.negative(t, out=out), ufunc=np.negative, check=_no_bool_neg),
+    "abs": _unary("abs", _abs, ufunc=np.abs, real=True),
+    "sign": _unary("sign", _sign, ufunc=np.sign),
+    "reciprocal": _unary("reciprocal", _reciprocal, ufunc=np.reciprocal, quiet=True, int_to_float=True),
 }
 
 
@@ -270,7 +347,33 @@ pow_scalar_base.meta(lambda exponent, *, base: _foreach_meta(False)(exponent, ba
 # ------------------------------------------------------------------------------ pointwise-with-value
 def _addc(name, fn):
     """``self + value * fn(t1, t2)``: value a scalar or a list of scalars."""
+    def fast(self, t1s, t2s, v, inplace, d0):
+        # same-dtype float lists with one real scalar: the one-temporary loop with names hoisted
+        res = []
+        mul, add = np.multiply, np.add
+        scale = v != 1
+        for t, a, b in zip(self, t1s, t2s):
+            if t.dtype is d0 and a.dtype is d0 and b.dtype is d0:
+                tmp = fn(a, b)
+                if type(tmp) is not np.ndarray:
+                    tmp = np.asarray(tmp)
+                if scale:
+                    mul(tmp, v, out=tmp)
+                if inplace:
+                    add(t, tmp, out=t)
+                else:
+                    res.append(add(t, tmp, out=tmp))
+            else:
+                res.extend(slow([t], [a], [b], v, inplace) or ())
+        return None if inplace else res
+
     def run(self, t1s, t2s, value, inplace):
+        d0 = self[0].dtype
+        if _is_fast(d0) and (type(value) is float or type(value) is int):
+            return fast(self, t1s, t2s, value, inplace, d0)
+        return slow(self, t1s, t2s, value, inplace)
+
+    def slow(self, t1s, t2s, value, inplace):
         res = []
         for i, t in enumerate(self):
             v = _pick(value, i)
@@ -337,8 +440,35 @@ def _lerp_fn(t, end, w, out):
     return np.subtract(end, diff, out=out)
 
 
+def _lerp_fast(self, ends, w, inplace, d0):
+    """Same-dtype float lists with one Python weight: ``_lerp_fn``'s steps with the branch hoisted."""
+    res = []
+    sub, mul, add = np.subtract, np.multiply, np.add
+    small = abs(w) < 0.5
+    c = w if small else 1 - w
+    for t, e in zip(self, ends):
+        if t.dtype is not d0 or e.dtype is not d0:
+            if t.dtype.kind not in "fc":
+                raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
+                                          f"'{dtype_title(_FROM_NP[t.dtype])}'")
+            res.append(_apply(_lerp_fn, t, (e, w), _result(t, (e,)), inplace))
+            continue
+        diff = sub(e, t)
+        if type(diff) is not np.ndarray:
+            diff = np.asarray(diff)
+        mul(diff, c, out=diff)
+        out = t if inplace else None
+        r = add(t, diff, out=out) if small else sub(e, diff, out=out)
+        if not inplace:
+            res.append(r if type(r) is np.ndarray else np.asarray(r))
+    return None if inplace else res
+
+
 def _lerp(inplace):
     def kernel(self, tensors1, weight):
+        d0 = self[0].dtype
+        if _is_fast(d0) and (type(weight) is float or type(weight) is int):
+            return _lerp_fast(self, tensors1, weight, inplace, d0)
         res = []
         for i, t in enumerate(self):
             if t.dtype.kind not in "fc":

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from ._registry import TensorMeta, primitive
-from ._special import special as _sp
 
 __all__ = ["lstm_cell_pointwise", "lstm_cell_pointwise_backward", "gru_cell_pointwise",
            "gru_cell_pointwise_backward", "rnn_split_steps", "rnn_cat"]
@@ -39,6 +38,16 @@ def _cols(a, k, n):
     return a[..., k * n:(k + 1) * n]
 
 
+def _sigmoid(x, out):
+    """``1 / (1 + exp(-x))`` written into ``out``: NumPy's SIMD exp makes this ~4x faster than
+    scipy's ``expit`` on float32, at the same relative accuracy. Callers silence overflow warnings:
+    exp overflowing to inf correctly gives 0."""
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    out += 1
+    np.divide(1, out, out=out)
+
+
 def _cat_last(parts):
     """Concatenate Tensors along their last dim (used in derivatives)."""
     dim = parts[0].dim() - 1
@@ -54,10 +63,10 @@ def lstm_cell_pointwise(gates, c_prev):
     _check("lstm_cell_pointwise", gates.shape, 4, c_prev.shape, c_prev.dtype, gates.dtype)
     n = gates.shape[-1] // 4
     act = np.empty(gates.shape[:-1] + (5 * n,), gates.dtype)
-    expit = _sp().expit
-    expit(gates[..., :2 * n], out=act[..., :2 * n])
+    with np.errstate(over="ignore"):
+        _sigmoid(gates[..., :2 * n], act[..., :2 * n])
+        _sigmoid(_cols(gates, 3, n), _cols(act, 3, n))
     np.tanh(_cols(gates, 2, n), out=_cols(act, 2, n))
-    expit(_cols(gates, 3, n), out=_cols(act, 3, n))
     i, f, g, o, tc = (_cols(act, k, n) for k in range(5))
     c = np.multiply(f, c_prev)
     c += np.multiply(i, g)
@@ -157,7 +166,8 @@ def gru_cell_pointwise(input_gates, hidden_gates, h_prev):
     n = input_gates.shape[-1] // 3
     act = np.add(input_gates, hidden_gates)
     rz = act[..., :2 * n]
-    _sp().expit(rz, out=rz)
+    with np.errstate(over="ignore"):
+        _sigmoid(rz, rz)
     r, z, nn = (_cols(act, k, n) for k in range(3))
     np.multiply(r, _cols(hidden_gates, 2, n), out=nn)
     nn += _cols(input_gates, 2, n)

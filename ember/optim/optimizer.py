@@ -210,10 +210,14 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         for group in self.param_groups:
-            params = [p for p in group["params"] if p.grad is not None]
+            params, grads = [], []
+            for p in group["params"]:  # .grad is a property: read it once per parameter
+                g = p.grad
+                if g is not None:
+                    params.append(p)
+                    grads.append(g)
             if not params:
                 continue
-            grads = [p.grad for p in params]
             states = [self._state_for(p, group) for p in params]
             if group.get("foreach") and type(self)._update_foreach is not Optimizer._update_foreach:
                 self._update_foreach(params, grads, states, group)

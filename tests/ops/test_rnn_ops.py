@@ -144,3 +144,43 @@ def test_split_steps_backward_is_one_concatenation():
                                         [e])
     with pytest.raises(RuntimeError, match="do not sum"):
         dispatch(R.rnn_split_steps, e, sizes=(3, 3))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_saturated_gates_match_torch_without_warnings(dtype):
+    import warnings
+    gates = np.array([[-200.0, 100.0, -95.0, 90.0, 30.0, -30.0, 200.0, -100.0]])
+    c = np.array([[1.5, -2.0]])
+    xg = np.array([[-200.0, 100.0, 95.0, -90.0, 30.0, -30.0]])
+    e, t = _both([gates, c], dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        eo = _lstm(*e)
+        eg = _gru(ember.tensor(xg.astype(dtype)), ember.tensor(xg.astype(dtype) / 3), e[1])
+    for a, b in zip(eo, _lstm_ref(*t)):
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-6, atol=0)
+    tg = _gru_ref(torch.tensor(xg.astype(dtype)), torch.tensor(xg.astype(dtype) / 3), t[1])
+    np.testing.assert_allclose(_np(eg), _np(tg), rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("cls", ["LSTMCell", "GRUCell"])
+def test_cell_modules_double_backward_match_torch(cls):
+    res = {}
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        cell = getattr(lib.nn, cls)(3, 4).double()
+        x = lib.tensor(_arr(2, 3) if lib is ember else res["x"], requires_grad=True)
+        if lib is ember:
+            res["x"] = x.detach().numpy().copy()
+            res["params"] = [p.detach().numpy().copy() for p in cell.parameters()]
+        else:
+            with torch.no_grad():
+                for p, v in zip(cell.parameters(), res["params"]):
+                    p.copy_(torch.from_numpy(v))
+        out = cell(x)
+        out = out[0] + out[1] * 2 if cls == "LSTMCell" else out
+        g, = lib.autograd.grad((out * out).sum(), x, create_graph=True)
+        gw = lib.autograd.grad((g * g).sum(), list(cell.parameters()) + [x])
+        res[lib.__name__] = [_np(v).copy() for v in (g, *gw)]
+    for a, b in zip(res["ember"], res["torch"]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)

@@ -1,0 +1,117 @@
+"""Covariance, correlation, numerical gradients and renormalisation (layer L2), as composites over
+ember ops so they are differentiable.
+
+Example:
+    >>> import ember
+    >>> ember.gradient(ember.tensor([1., 4., 9., 16.]))
+    (tensor([3., 4., 6., 7.]),)
+"""
+from __future__ import annotations
+
+from ._args import TensorBase
+
+__all__ = ["StatisticsMixin", "FUNCTIONS"]
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance of the rows of ``input`` (variables) over its columns (observations).
+
+    Args:
+        input: ``(V, N)`` or ``(N,)``.
+        fweights: integer frequency weights ``(N,)``; aweights: observation weights ``(N,)``.
+    """
+    if input.dim() > 2:
+        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input "
+                         f"with {input.dim()} dimensions")
+    x = input.reshape(1, -1) if input.dim() < 2 else input
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        x = x.double() if x.dtype.itemsize > 4 else x.float()
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        total = n
+        avg = x.mean(1, keepdim=True)
+        norm = n - correction
+    else:
+        w = w.to(x.dtype)
+        total = w.sum()
+        avg = (x * w).sum(1, keepdim=True) / total
+        norm = total - correction * ((w * aweights.to(x.dtype)).sum() / total) if aweights is not None \
+            else total - correction
+    xc = x - avg
+    xw = xc if w is None else xc * w
+    c = xw @ xc.mT.conj()
+    c = c / norm if isinstance(norm, TensorBase) else c / max(norm, 0) if norm > 0 else c / 0.0
+    return c.squeeze() if input.dim() < 2 else c
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows of ``input``, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    std = d.sqrt()
+    c = c / std.unsqueeze(1) / std.unsqueeze(0)
+    return c.clamp(-1, 1) if not c.dtype.is_complex else c
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Central differences of ``input`` along ``dim`` (all dims when None), with one- or two-sided
+    differences at the edges; ``spacing`` is a scalar or one scalar per dim (uniform grids)."""
+    if edge_order not in (1, 2):
+        raise ValueError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [d % input.dim() for d in dims]
+    if isinstance(spacing, (int, float)):
+        hs = [float(spacing)] * len(dims)
+    else:
+        hs = [float(h.item()) if isinstance(h, TensorBase) and h.dim() == 0 else h for h in spacing]
+        if any(isinstance(h, TensorBase) for h in hs):
+            raise NotImplementedError("gradient(): coordinate tensors as spacing are not supported yet")
+        if len(hs) != len(dims):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or its "
+                               f"length to match the number of dimensions ({len(dims)})")
+    out = []
+    for d, h in zip(dims, hs):
+        n = input.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError(f"torch.gradient expected each dimension size to be at least "
+                               f"edge_order+1")
+        x = input if input.dtype.category >= 2 else input.float()
+        s = lambda a, b: x.narrow(d, a, b - a)  # noqa: E731 - a slice along d
+        mid = (s(2, n) - s(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (s(1, 2) - s(0, 1)) / h
+            last = (s(n - 1, n) - s(n - 2, n - 1)) / h
+        else:
+            first = (s(0, 1) * -3 + s(1, 2) * 4 - s(2, 3)) / (2 * h)
+            last = (s(n - 3, n - 2) - s(n - 2, n - 1) * 4 + s(n - 1, n) * 3) / (2 * h)
+        from .shape_copy import cat
+        out.append(cat([first, mid, last], d))
+    return tuple(out)
+
+
+def renorm(input, p, dim, maxnorm):
+    """Rescale each slice along ``dim`` whose p-norm exceeds ``maxnorm`` down to ``maxnorm``."""
+    others = [d for d in range(input.dim()) if d != dim % input.dim()]
+    norm = (input.abs() ** p).sum(others, keepdim=True) ** (1.0 / p) if others else input.abs()
+    factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, norm.new_ones(()))
+    return input * factor
+
+
+class StatisticsMixin:
+    __slots__ = ()
+    cov = cov
+    corrcoef = corrcoef
+    renorm = renorm
+
+    def renorm_(self, p, dim, maxnorm):
+        return self.copy_(renorm(self.detach() if not self.requires_grad else self, p, dim, maxnorm))
+
+
+FUNCTIONS = dict(cov=cov, corrcoef=corrcoef, gradient=gradient, renorm=renorm)
