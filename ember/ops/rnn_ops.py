@@ -15,16 +15,16 @@ import numpy as np
 
 from ._registry import TensorMeta, primitive
 
-__all__ = ["lstm_cell_pointwise", "lstm_cell_pointwise_backward", "gru_cell_pointwise",
-           "gru_cell_pointwise_backward", "rnn_split_steps", "rnn_cat"]
+__all__ = ["gru_cell_pointwise", "gru_cell_pointwise_backward", "lstm_cell_pointwise",
+           "lstm_cell_pointwise_backward", "rnn_cat", "rnn_split_steps"]
 
 
-def _check(name, gate_shape, gates, state_shape, state_dtype, gate_dtype):
+def _check(name, gate_shape, chunks, state_shape, state_dtype, gate_dtype):
     """torch-style RuntimeError when the gate pre-activations and the state do not fit together."""
-    if len(gate_shape) < 1 or gate_shape[-1] % gates:
-        raise RuntimeError(f"{name}: expected the last dim of the gates to be a multiple of {gates}, "
+    if len(gate_shape) < 1 or gate_shape[-1] % chunks:
+        raise RuntimeError(f"{name}: expected the last dim of the gates to be a multiple of {chunks}, "
                            f"got shape {list(gate_shape)}")
-    want = tuple(gate_shape[:-1]) + (gate_shape[-1] // gates,)
+    want = tuple(gate_shape[:-1]) + (gate_shape[-1] // chunks,)
     if tuple(state_shape) != want:
         raise RuntimeError(f"{name}: expected a state of shape {list(want)}, got "
                            f"{list(state_shape)}")

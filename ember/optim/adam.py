@@ -198,9 +198,21 @@ class Adam(Optimizer):
             else:
                 F._foreach_copy_(b.scratch_views, ps)
                 F._foreach_add_(g, d, alpha=wd)
-        F._foreach_lerp_(avg, g, 1 - beta1)
+        # lerp_ and addcmul_ spelled out through the scratch buffer: no fresh array per step
+        # (big buffers would page-fault), the same roundings in the same order
+        w = 1 - beta1
+        if abs(w) < 0.5:
+            F._foreach_copy_(d, g)
+            F._foreach_sub_(d, avg)
+            F._foreach_mul_(d, w)
+            F._foreach_add_(avg, d)
+        else:
+            F._foreach_lerp_(avg, g, w)
         F._foreach_mul_(sq, beta2)
-        F._foreach_addcmul_(sq, g, g, 1 - beta2)
+        F._foreach_copy_(d, g)
+        F._foreach_mul_(d, g)
+        F._foreach_mul_(d, 1 - beta2)
+        F._foreach_add_(sq, d)
         src = sq
         if group["amsgrad"]:
             src = [b.flat["max_exp_avg_sq"]]

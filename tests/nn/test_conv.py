@@ -91,3 +91,22 @@ def test_conv_module_state_dict_roundtrip():
     m2.load_state_dict(m.state_dict())
     x = ember.randn(1, 2, 5, 5)
     assert np.array_equal(m(x).detach().numpy(), m2(x).detach().numpy())
+
+
+def test_lazy_convs_materialise_like_torch():
+    import numpy as np
+    import torch
+
+    import ember
+    cases = [("LazyConv1d", (4, 3), (2, 3, 7)), ("LazyConv2d", (4, 3), (1, 2, 5, 5)),
+             ("LazyConv3d", (2, 2), (1, 2, 3, 3, 3)), ("LazyConvTranspose2d", (6, 3), (1, 4, 3, 3))]
+    for name, args, shape in cases:
+        e, t = getattr(ember.nn, name)(*args), getattr(torch.nn, name)(*args)
+        x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+        t(torch.tensor(x))
+        e(ember.tensor(x))
+        assert type(e).__name__ == type(t).__name__ and repr(e) == repr(t)
+        assert tuple(e.weight.shape) == tuple(t.weight.shape)
+        e.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+        np.testing.assert_allclose(e(ember.tensor(x)).detach().numpy(),
+                                   t(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-5)

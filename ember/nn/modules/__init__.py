@@ -73,3 +73,7 @@ __all__ += ["Hardshrink", "MultiheadAttention", "PReLU", "RReLU", "Softmax2d", "
             "RNNBase", "RNNCell", "RNNCellBase", "GRUCell", "LSTMCell", "EmbeddingBag",
             "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
             "TransformerEncoderLayer"]
+from .lazy import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,  # noqa: E402
+                   LazyConvTranspose2d, LazyConvTranspose3d)
+__all__ += ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+            "LazyConvTranspose3d"]

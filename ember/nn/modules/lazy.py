@@ -1,0 +1,64 @@
+"""Lazy convolutions (layer L4): ``in_channels`` is read from the first input, then the module
+becomes the plain class (``LazyConv2d`` -> ``Conv2d``), as torch's lazy modules do.
+
+Example:
+    >>> import ember
+    >>> m = ember.nn.LazyConv2d(4, 3)
+    >>> m(ember.ones(1, 2, 5, 5)).shape, type(m).__name__
+    (torch.Size([1, 4, 3, 3]), 'Conv2d')
+"""
+from __future__ import annotations
+
+from ..._creation import empty
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+
+__all__ = ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+           "LazyConvTranspose3d"]
+
+
+class _LazyConvMixin:
+    """Defers the weight's input-channel dim; ``cls_to_become`` is the class after the first call."""
+
+    cls_to_become = None
+
+    def reset_parameters(self) -> None:
+        if self.in_channels != 0:  # nothing to initialise before the shape is known
+            super().reset_parameters()
+
+    def has_uninitialized_params(self) -> bool:
+        return self.in_channels == 0
+
+    def initialize_parameters(self, input) -> None:
+        batched = input.dim() == self._nd + 2
+        c = input.shape[1] if batched else input.shape[0]
+        if c % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        self.in_channels = c
+        shape = ((c, self.out_channels // self.groups) if self._transposed
+                 else (self.out_channels, c // self.groups)) + tuple(self.kernel_size)
+        self.weight.data = empty(shape, dtype=self.weight.dtype)
+        self.__class__ = self.cls_to_become
+        self.reset_parameters()
+
+    def forward(self, input, *args, **kwargs):
+        if self.in_channels == 0:
+            self.initialize_parameters(input)
+        return self.forward(input, *args, **kwargs)  # the plain class's forward now
+
+
+def _lazy(base, doc):
+    def __init__(self, out_channels, kernel_size, *args, **kwargs):
+        # the base's own argument order follows (stride, padding, ...), minus in_channels
+        base.__init__(self, 0, out_channels, kernel_size, *args, **kwargs)
+
+    return type(f"Lazy{base.__name__}", (_LazyConvMixin, base),
+                {"__init__": __init__, "cls_to_become": base, "__doc__": doc,
+                 "__module__": __name__})
+
+
+LazyConv1d = _lazy(Conv1d, "A ``Conv1d`` whose ``in_channels`` comes from the first input.")
+LazyConv2d = _lazy(Conv2d, "A ``Conv2d`` whose ``in_channels`` comes from the first input.")
+LazyConv3d = _lazy(Conv3d, "A ``Conv3d`` whose ``in_channels`` comes from the first input.")
+LazyConvTranspose1d = _lazy(ConvTranspose1d, "A ``ConvTranspose1d`` with a lazy ``in_channels``.")
+LazyConvTranspose2d = _lazy(ConvTranspose2d, "A ``ConvTranspose2d`` with a lazy ``in_channels``.")
+LazyConvTranspose3d = _lazy(ConvTranspose3d, "A ``ConvTranspose3d`` with a lazy ``in_channels``.")
