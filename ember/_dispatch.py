@@ -504,13 +504,8 @@ def _record(op, args, params, outs, inplace_self_saved=None):
     if not single and cls._n_out != len(outs_t):
         cls._n_out = len(outs_t)  # a class attribute: node classes have __slots__
     saved = []
-    for name in op.save_order:
-        if name == "out":
-            saved.append(SavedTensor(outs_t[0], True, 0))
-        elif name == "outs":
-            saved.append(_SavedGroup([SavedTensor(o, True, i) for i, o in enumerate(outs_t)]))
-        else:
-            i = op.input_names.index(name)
+    for kind, i in op.save_plan:
+        if kind == 0:  # an input
             v = args[i]
             if i == 0 and inplace_self_saved is not None:
                 v = inplace_self_saved
@@ -521,9 +516,20 @@ def _record(op, args, params, outs, inplace_self_saved=None):
                                           for x in v]))
             else:
                 saved.append(_Const(v))
+        elif kind == 1:  # the first output
+            saved.append(SavedTensor(outs_t[0], True, 0))
+        else:  # every output
+            saved.append(_SavedGroup([SavedTensor(o, True, i) for i, o in enumerate(outs_t)]))
     node.saved = saved
     if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
         node.view_version = outs_t[0]._vc.value
+    if single:
+        diff = op.differentiable_outputs
+        if outs._dtype.category >= 2 and (diff is None or 0 in diff):
+            outs._grad_fn = node
+            outs._output_nr = 0
+            outs._requires_grad = True
+        return node
     diff = op.differentiable_outputs
     for i, o in enumerate(outs_t):
         if (diff is None or i in diff) and o._dtype.category >= 2:

@@ -20,6 +20,7 @@ import traceback
 import weakref
 from collections import OrderedDict
 
+from .._storage import VersionCounter
 from ..utils.hooks import RemovableHandle
 from .grad_mode import STATE
 
@@ -267,7 +268,9 @@ class SavedTensor:
             self.counter = None
             return
         self.unpack_hook = None
-        counter = t._version_cell()
+        counter = t._vc
+        if counter is None:
+            counter = t._vc = VersionCounter()
         self.counter = counter
         self.version = counter.value
         # an output is saved without its grad_fn so output -> node -> saved output is no cycle

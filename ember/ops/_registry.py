@@ -71,6 +71,7 @@ class OpDef:
         self.backward: Callable | None = None
         self.save_inputs: tuple = ()
         self.save_order: tuple = ()
+        self.save_plan: tuple = ()
         self.save_out = False
         self.save_outs = False
         self.backward_params: tuple | None = ()
@@ -103,6 +104,9 @@ class OpDef:
         self.save_inputs = tuple(self.input_names.index(n) for n in positional
                                  if n in self.input_names)
         self.save_order = tuple(positional)
+        # (0, input index) | (1, 0) for ``out`` | (2, 0) for ``outs``: what _record saves, in order
+        self.save_plan = tuple((1, 0) if n == "out" else (2, 0) if n == "outs"
+                               else (0, self.input_names.index(n)) for n in positional)
         self.save_out = "out" in positional
         self.save_outs = "outs" in positional
         # ``needs_input_grad`` (a tuple of bools, one per input) lets a derivative skip unneeded work

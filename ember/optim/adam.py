@@ -16,7 +16,13 @@ from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from ._flat import flat_bucket
-from .optimizer import Optimizer, _get_scalar_dtype, _get_value, _step_tensor, _to_scalar
+from .optimizer import (
+    Optimizer,
+    _get_scalar_dtype,
+    _get_value,
+    _step_tensor,
+    _to_scalar,
+)
 from .sgd import _by_dtype
 
 __all__ = ["Adam", "adam"]
