@@ -6,7 +6,8 @@ place, separated ones (by a slice) move the broadcast index dims to the front.
 """
 from __future__ import annotations
 
-from ._dispatch import dispatch, dispatch_inplace
+from ._dispatch import dispatch
+from ._dispatch_inplace import dispatch_inplace
 from ._errors import dtype_title
 from .ops import indexing as I
 

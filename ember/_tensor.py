@@ -12,7 +12,6 @@ Example:
 """
 from __future__ import annotations
 
-import copy as _copy
 import warnings
 import weakref
 from collections import OrderedDict
@@ -21,8 +20,8 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import CPU, META, device as Device
-from ._dispatch import (dispatch, dispatch_inplace, edge_of, grad_accumulator, set_tensor_class,
-                        wrap, wrap_meta)
+from ._dispatch import dispatch, set_tensor_class, wrap, wrap_meta
+from ._dispatch_inplace import dispatch_inplace
 from ._shape import Size, contiguous_strides, is_contiguous as _is_contig
 from ._storage import UntypedStorage, VersionCounter
 from ._tensor_base import AutogradMeta, TensorBase
@@ -43,7 +42,6 @@ from ._tensor_methods.scan import ScanMixin
 from ._tensor_methods.shape_copy import ShapeCopyMixin
 from ._tensor_methods.sorting import SortingMixin
 from ._tensor_methods.view import ViewMixin
-from .autograd import engine
 from .autograd.grad_mode import STATE
 from .ops import pointwise as P
 from .ops import shape_copy as SC

@@ -25,7 +25,7 @@ LAYERS = [
     # L1 operator definitions
     ("ops/*", 1), ("backends/*", 1),
     # L2 tensor + autograd
-    ("autograd/*", 2), ("_tensor_base.py", 2), ("_dispatch.py", 2), ("overrides.py", 2),
+    ("autograd/*", 2), ("_tensor_base.py", 2), ("_dispatch.py", 2), ("_dispatch_inplace.py", 2), ("overrides.py", 2),
     ("_tensor_methods/*", 2), ("_tensor.py", 2), ("_creation.py", 2), ("_indexing*.py", 2),
     ("_tensor_str.py", 2), ("_tensor_pickle.py", 2), ("_dlpack.py", 2), ("random.py", 2),
     ("utils/_python_dispatch.py", 2),

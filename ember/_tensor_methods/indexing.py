@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import dispatch, dispatch_inplace, dispatch_out
+from .._dispatch import dispatch
+from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._indexing_advanced import index_put, index_put_
 from .._shape import broadcast_shapes, normalize_dim

@@ -10,7 +10,8 @@ Example:
 from __future__ import annotations
 
 from .. import _dtype as D
-from .._dispatch import dispatch, dispatch_inplace, dispatch_out, result_dtype
+from .._dispatch import dispatch, result_dtype
+from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from ..ops import pointwise_math as PM
 from ..overrides import public

@@ -14,7 +14,8 @@ import functools
 import operator
 
 from .. import _dtype as D
-from .._dispatch import dispatch, dispatch_out
+from .._dispatch import dispatch
+from .._dispatch_inplace import dispatch_out
 from .._errors import dtype_title
 from ..ops import reduction as R
 from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function

@@ -9,7 +9,8 @@ Example:
 from __future__ import annotations
 
 from .. import _dtype as D
-from .._dispatch import dispatch, dispatch_out
+from .._dispatch import dispatch
+from .._dispatch_inplace import dispatch_out
 from ..ops import scan as SC
 from ..overrides import public
 from ._args import TensorBase

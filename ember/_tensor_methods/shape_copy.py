@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import get_default_device
-from .._dispatch import dispatch, dispatch_inplace, dispatch_out, wrap
+from .._dispatch import dispatch, wrap
+from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._shape import broadcast_shapes as _broadcast_shapes, normalize_dim
 from ..ops import shape_copy as SC

@@ -11,7 +11,8 @@ Example:
 from __future__ import annotations
 
 from .. import _dtype as D
-from .._dispatch import dispatch, dispatch_out
+from .._dispatch import dispatch
+from .._dispatch_inplace import dispatch_out
 from .._errors import dtype_title
 from ..ops import sorting as S
 from ..overrides import public

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .. import _dispatch as _d
+from .. import _dispatch as _d, _dispatch_inplace as _di
 from .._tensor_base import TensorBase
 from .grad_mode import STATE
 from .graph import _FREED, Node, SavedTensor
@@ -281,7 +281,7 @@ def _wrap_outputs(ctx, args, outs) -> tuple:
                 if o._base is not None:
                     res = o.detach()
                     res._grad_fn, res._output_nr, res._requires_grad = ctx, i, True
-                    _d.copy_slices(o._base, o, res)
+                    _di.copy_slices(o._base, o, res)
                 else:
                     o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
         else:

@@ -665,7 +665,7 @@ imag.derivative(lambda grad: grad * 1j)
 
 # ----------------------------------------------------------------------------- in-place writers
 # ``op.ufunc(*operands, out=self)`` lets ``x.op_(...)`` write straight into x's memory when dtypes
-# already agree (see _dispatch.dispatch_inplace); each computes exactly what its kernel computes.
+# already agree (see _dispatch_inplace.dispatch_inplace); each computes exactly what its kernel computes.
 
 
 def _lerp_into(a, b, w, *, out):
