@@ -199,3 +199,47 @@ def resume_round_trip(name, kwargs, *, steps=60, cut=30, seed=4):
             ropt.step()
     for a, b in zip(ep, rp):
         np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy())
+
+
+def standard_suite(name: str, options: dict, base: dict, invalid: list) -> dict:
+    """The tests every torch-matching optimizer gets, as module globals for pytest to collect:
+    each option and every pair of options against torch (200 float64 steps), per-group options,
+    resuming from torch's and from ember's own state dict, defaults/flags, and argument errors
+    (``invalid``: ``[(kwargs, message)]``)."""
+    import pytest as _pytest
+    import torch as _torch
+
+    import ember as _ember
+
+    configs = [c for c in pairwise(options) if tensor_lr_ok(c)]
+
+    @_pytest.mark.parametrize("cfg", configs, ids=config_id)
+    def test_matches_torch(cfg):
+        run_compare(name, dict(base, **cfg))
+
+    def test_param_groups_match_torch():
+        groups = [([0], dict(lr=0.2)), ([1, 2], dict(foreach=True))]
+        run_compare(name, base, groups=groups, steps=60)
+
+    @_pytest.mark.parametrize("cfg", [{}, {"foreach": True}], ids=config_id)
+    def test_resume_from_torch_state_dict(cfg):
+        resume_from_torch(name, dict(base, **cfg))
+
+    def test_resume_round_trip():
+        resume_round_trip(name, base)
+
+    def test_flags_accepted_and_defaults_match():
+        t = getattr(_torch.optim, name)([_torch.zeros(1, requires_grad=True)]).defaults
+        e = getattr(_ember.optim, name)([_ember.zeros(1, requires_grad=True)]).defaults
+        assert t == e
+        flags = {k: True for k in ("capturable", "differentiable") if k in e}
+        opt = getattr(_ember.optim, name)([_ember.zeros(1, requires_grad=True)], **flags)
+        assert all(opt.param_groups[0][k] is True for k in flags)
+
+    @_pytest.mark.parametrize("kwargs, msg", invalid)
+    def test_invalid_arguments(kwargs, msg):
+        for lib in (_torch, _ember):
+            with _pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)")):
+                getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)], **kwargs)
+
+    return {k: v for k, v in locals().items() if k.startswith("test_")}
