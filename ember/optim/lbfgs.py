@@ -1,7 +1,10 @@
-"""L-BFGS with an optional strong-Wolfe line search: torch's algorithm, step for step.
+"""L-BFGS (limited-memory quasi-Newton) with an optional strong-Wolfe line search.
 
-The parameters are seen as one flat vector (gradients are gathered with ``cat``, updates scattered
-back per parameter), so the parameters themselves are never flattened or re-bound.
+All parameters are treated as one long vector: gradients are concatenated into a flat tensor and a
+step is scattered back parameter by parameter, so the parameters keep their identity. The search
+direction comes from the two-loop recursion over the last ``history_size`` curvature pairs; the
+line search brackets a step and then zooms in with safeguarded cubic interpolation (Nocedal &
+Wright, Algorithms 3.5/3.6). The optimizer state uses torch's keys, so checkpoints interchange.
 
 Example:
     >>> import ember
@@ -22,108 +25,142 @@ from .optimizer import Optimizer, _to_scalar
 
 __all__ = ["LBFGS"]
 
+_CURVATURE_EPS = 1e-10  # pairs with y.s at or below this are not positive-definite enough to keep
 
 
-def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
-    """Minimiser of the cubic through (x1, f1, g1) and (x2, f2, g2), clipped to ``bounds``."""
-    if bounds is not None:
-        xmin_bound, xmax_bound = bounds
-    else:
-        xmin_bound, xmax_bound = (x1, x2) if x1 <= x2 else (x2, x1)
-    d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
-    d2_square = d1 ** 2 - g1 * g2
-    if d2_square >= 0:
-        d2 = d2_square.sqrt()
-        if x1 <= x2:
-            min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
+class _Probe:
+    """One evaluated point on the search line: step ``t``, loss, flat gradient, slope g.d."""
+
+    __slots__ = ("t", "loss", "grad", "slope")
+
+    def __init__(self, t, loss, grad, slope) -> None:
+        self.t, self.loss, self.grad, self.slope = t, loss, grad, slope
+
+
+def _cubic_minimizer(p: _Probe, q: _Probe, lower=None, upper=None):
+    """Step minimising the cubic Hermite fit of loss/slope at two probes, kept inside [lower, upper]
+    (default: between the probes); the interval midpoint when the cubic has no minimum."""
+    left, right = (p, q) if p.t <= q.t else (q, p)
+    if lower is None:
+        lower, upper = left.t, right.t
+    # N&W eq. (3.59), written for left < right
+    a = left.slope + right.slope - 3 * (left.loss - right.loss) / (left.t - right.t)
+    disc = a ** 2 - left.slope * right.slope
+    if disc < 0:
+        return (lower + upper) / 2.0
+    root = disc.sqrt()
+    guess = right.t - (right.t - left.t) * ((right.slope + root - a) / (right.slope - left.slope + 2 * root))
+    return min(max(guess, lower), upper)
+
+
+class _WolfeSearch:
+    """Strong-Wolfe line search along ``direction`` from the current point (step 0)."""
+
+    def __init__(self, evaluate, direction, loss0, grad0, slope0, budget, c1=1e-4, c2=0.9,
+                 step_tol=1e-9) -> None:
+        self.evaluate, self.direction = evaluate, direction
+        self.start = _Probe(0, loss0, grad0, slope0)
+        self.budget, self.c1, self.c2, self.step_tol = budget, c1, c2, step_tol
+        self.n_evals = 0
+        self.n_trials = 0
+
+    def _probe(self, t) -> _Probe:
+        loss, grad = self.evaluate(t)
+        self.n_evals += 1
+        return _Probe(t, loss, grad, grad.dot(self.direction))
+
+    def _sufficient_decrease(self, pt: _Probe) -> bool:
+        return not pt.loss > (self.start.loss + self.c1 * pt.t * self.start.slope)
+
+    def _flat_enough(self, pt: _Probe) -> bool:
+        return abs(pt.slope) <= -self.c2 * self.start.slope
+
+    def _expand(self, t):
+        """Grow the step until an interval holding an acceptable point is known.
+
+        Returns (pair, accepted): ``pair`` is two probes bracketing it, or one accepted probe."""
+        behind, cur = self.start, self._probe(t)
+        while self.n_trials < self.budget:
+            if not self._sufficient_decrease(cur) or (self.n_trials > 1 and cur.loss >= behind.loss):
+                return [behind, cur], False
+            if self._flat_enough(cur):
+                return [cur], True
+            if cur.slope >= 0:
+                return [behind, cur], False
+            nxt = _cubic_minimizer(behind, cur, cur.t + 0.01 * (cur.t - behind.t), cur.t * 10)
+            behind, cur = cur, self._probe(nxt)
+            self.n_trials += 1
+        # out of evaluations while still descending: fall back to [start, last]
+        return [self.start, cur], False
+
+    def _safeguard(self, t, a, b, stalled: bool):
+        """Keep ``t`` away from the bracket ends (at least 10% of its width inside)."""
+        top, bottom = max(a, b), min(a, b)
+        margin = 0.1 * (top - bottom)
+        if min(top - t, t - bottom) >= margin:
+            return t, False
+        if not (stalled or t >= top or t <= bottom):
+            return t, True
+        t = top - margin if abs(t - top) < abs(t - bottom) else bottom + margin
+        return t, False
+
+    def _zoom(self, pair):
+        lo = 0 if pair[0].loss <= pair[-1].loss else 1
+        stalled = False
+        while self.n_trials < self.budget:
+            if abs(pair[1].t - pair[0].t) * self.direction_scale < self.step_tol:
+                break
+            t = _cubic_minimizer(pair[0], pair[1])
+            t, stalled = self._safeguard(t, pair[0].t, pair[1].t, stalled)
+            cur = self._probe(t)
+            self.n_trials += 1
+            hi = 1 - lo
+            if not self._sufficient_decrease(cur) or cur.loss >= pair[lo].loss:
+                pair[hi] = cur
+                lo = 0 if pair[0].loss <= pair[1].loss else 1
+                continue
+            if self._flat_enough(cur):
+                pair[lo] = cur
+                break
+            if cur.slope * (pair[hi].t - pair[lo].t) >= 0:
+                pair[hi] = pair[lo]
+            pair[lo] = cur
+        return pair[lo]
+
+    def run(self, t):
+        """(loss, flat gradient, step, evaluations) at the accepted step."""
+        self.direction_scale = self.direction.abs().max()
+        pair, accepted = self._expand(t)
+        if accepted:
+            best = pair[0]
+        elif self.n_trials >= self.budget:
+            best = pair[0] if pair[0].loss <= pair[-1].loss else pair[1]
         else:
-            min_pos = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2))
-        return min(max(min_pos, xmin_bound), xmax_bound)
-    return (xmin_bound + xmax_bound) / 2.0
+            best = self._zoom(pair)
+        return best.loss, best.grad, best.t, self.n_evals
 
 
-def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
-    """Line search along ``d`` satisfying the strong Wolfe conditions (Nocedal & Wright, Alg. 3.5)."""
-    d_norm = d.abs().max()
-    g = g.clone()
-    f_new, g_new = obj_func(x, t, d)
-    ls_func_evals = 1
-    gtd_new = g_new.dot(d)
-    t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
-    done = False
-    ls_iter = 0
-    while ls_iter < max_ls:
-        if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
-            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
-            bracket_g, bracket_gtd = [g_prev, g_new.clone()], [gtd_prev, gtd_new]
-            break
-        if abs(gtd_new) <= -c2 * gtd:
-            bracket, bracket_f, bracket_g = [t], [f_new], [g_new]
-            done = True
-            break
-        if gtd_new >= 0:
-            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
-            bracket_g, bracket_gtd = [g_prev, g_new.clone()], [gtd_prev, gtd_new]
-            break
-        min_step = t + 0.01 * (t - t_prev)
-        max_step = t * 10
-        tmp = t
-        t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(min_step, max_step))
-        t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.clone(), gtd_new
-        f_new, g_new = obj_func(x, t, d)
-        ls_func_evals += 1
-        gtd_new = g_new.dot(d)
-        ls_iter += 1
-    if ls_iter == max_ls:
-        bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
-
-    # zoom: shrink the bracket until a point satisfies the conditions
-    insuf_progress = False
-    low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[-1] else (1, 0)
-    while not done and ls_iter < max_ls:
-        if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
-            break
-        t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0],
-                               bracket[1], bracket_f[1], bracket_gtd[1])
-        eps = 0.1 * (max(bracket) - min(bracket))
-        if min(max(bracket) - t, t - min(bracket)) < eps:
-            if insuf_progress or t >= max(bracket) or t <= min(bracket):
-                if abs(t - max(bracket)) < abs(t - min(bracket)):
-                    t = max(bracket) - eps
-                else:
-                    t = min(bracket) + eps
-                insuf_progress = False
-            else:
-                insuf_progress = True
-        else:
-            insuf_progress = False
-        f_new, g_new = obj_func(x, t, d)
-        ls_func_evals += 1
-        gtd_new = g_new.dot(d)
-        ls_iter += 1
-        if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low_pos]:
-            bracket[high_pos], bracket_f[high_pos] = t, f_new
-            bracket_g[high_pos], bracket_gtd[high_pos] = g_new.clone(), gtd_new
-            low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[1] else (1, 0)
-        else:
-            if abs(gtd_new) <= -c2 * gtd:
-                done = True
-            elif gtd_new * (bracket[high_pos] - bracket[low_pos]) >= 0:
-                bracket[high_pos], bracket_f[high_pos] = bracket[low_pos], bracket_f[low_pos]
-                bracket_g[high_pos], bracket_gtd[high_pos] = bracket_g[low_pos], bracket_gtd[low_pos]
-            bracket[low_pos], bracket_f[low_pos] = t, f_new
-            bracket_g[low_pos], bracket_gtd[low_pos] = g_new.clone(), gtd_new
-    return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
+def _two_loop(neg_grad: Tensor, steps, grad_diffs, inv_curv, scale, alphas) -> Tensor:
+    """Apply the implicit inverse-Hessian approximation to ``neg_grad`` (in place)."""
+    q = neg_grad
+    for i in reversed(range(len(steps))):
+        alphas[i] = steps[i].dot(q) * inv_curv[i]
+        q.add_(grad_diffs[i], alpha=-float(alphas[i]))
+    r = q.mul(scale)
+    for i in range(len(steps)):
+        beta = grad_diffs[i].dot(r) * inv_curv[i]
+        r.add_(steps[i], alpha=float(alphas[i] - beta))
+    return r
 
 
 class LBFGS(Optimizer):
-    """L-BFGS (one param group only; ``step`` needs a closure returning the loss).
+    """L-BFGS (a single param group; ``step`` needs a closure that recomputes and returns the loss).
 
     Args:
         params: parameters. lr: learning rate (default 1). max_iter: iterations per ``step``.
-        max_eval: function evaluations per ``step`` (default ``max_iter * 1.25``).
-        tolerance_grad: stop when the gradient's max-abs falls below it. tolerance_change: stop on
-        smaller changes of loss or parameters. history_size: stored curvature pairs.
+        max_eval: loss evaluations per ``step`` (default ``max_iter * 5 // 4``).
+        tolerance_grad: stop once the gradient's largest entry is this small. tolerance_change:
+        stop on smaller changes of loss or step. history_size: curvature pairs kept.
         line_search_fn: None or ``'strong_wolfe'``.
     """
 
@@ -133,172 +170,133 @@ class LBFGS(Optimizer):
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if max_eval is None:
-            max_eval = max_iter * 5 // 4
-        defaults = {"lr": lr, "max_iter": max_iter, "max_eval": max_eval,
-                    "tolerance_grad": tolerance_grad, "tolerance_change": tolerance_change,
-                    "history_size": history_size, "line_search_fn": line_search_fn}
+        defaults = dict(lr=lr, max_iter=max_iter,
+                        max_eval=max_iter * 5 // 4 if max_eval is None else max_eval,
+                        tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
+                        history_size=history_size, line_search_fn=line_search_fn)
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
-        self._numel_cache = None
 
-    def _numel(self) -> int:
-        if self._numel_cache is None:
-            self._numel_cache = sum(2 * p.numel() if p.is_complex() else p.numel() for p in self._params)
-        return self._numel_cache
+    # -- the parameters as one flat vector ---------------------------------------------------
+    @staticmethod
+    def _real_view(p: Tensor) -> Tensor:
+        return p.view_as_real() if p.is_complex() else p
 
-    def _gather_flat_grad(self) -> Tensor:
-        views = []
+    def _flat_grad(self) -> Tensor:
+        pieces = []
         for p in self._params:
-            if p.grad is None:
-                view = p.new_zeros(p.numel())
-            else:
-                view = p.grad.reshape(-1)
-            if view.is_complex():
-                view = view.view_as_real().reshape(-1)
-            views.append(view)
-        return _cat(views, 0)
+            g = p.new_zeros(p.numel()) if p.grad is None else p.grad.reshape(-1)
+            pieces.append(self._real_view(g).reshape(-1))
+        return _cat(pieces, 0)
 
-    def _add_grad(self, step_size, update: Tensor) -> None:
-        offset = 0
-        step_size = float(step_size)
+    def _move(self, alpha, direction: Tensor) -> None:
+        alpha, start = float(alpha), 0
         for p in self._params:
-            if p.is_complex():
-                p = p.view_as_real()
-            numel = p.numel()
-            p.add_(update[offset:offset + numel].view_as(p), alpha=step_size)
-            offset += numel
-        if offset != self._numel():
-            raise AssertionError(f"Expected offset {offset} to equal {self._numel()}")
+            target = self._real_view(p)
+            stop = start + target.numel()
+            target.add_(direction[start:stop].view_as(target), alpha=alpha)
+            start = stop
 
-    def _clone_param(self) -> list:
-        return [p.clone() for p in self._params]
-
-    def _set_param(self, params_data) -> None:
-        for p, pdata in zip(self._params, params_data):
-            p.copy_(pdata)
-
-    def _directional_evaluate(self, closure, x, t, d):
-        self._add_grad(t, d)
+    def _loss_and_grad_at(self, closure, origin, t, direction):
+        """Loss and flat gradient at ``origin + t * direction``; the parameters are put back."""
+        self._move(t, direction)
         loss = float(closure())
-        flat_grad = self._gather_flat_grad()
-        self._set_param(x)
-        return loss, flat_grad
+        grad = self._flat_grad()
+        for p, saved in zip(self._params, origin):
+            p.copy_(saved)
+        return loss, grad
 
+    # -- the algorithm ----------------------------------------------------------------------
     def step(self, closure):
         """Run up to ``max_iter`` L-BFGS iterations; ``closure`` re-evaluates and returns the loss."""
-        with no_grad():
-            return self._step(closure)
-
-    def _step(self, closure):
-        if len(self.param_groups) != 1:
-            raise AssertionError(f"Expected exactly one param_group, but got {len(self.param_groups)}")
-
-        def closure_with_grad():
+        def evaluate():
             with enable_grad():
                 return closure()
+        with no_grad():
+            return self._iterate(evaluate)
+
+    def _new_direction(self, st, grad, hist_len):
+        """Update the curvature history with the last step, then return -H g."""
+        y = grad.sub(st["prev_flat_grad"])
+        s = st["d"].mul(st["t"])
+        ys = y.dot(s)
+        if ys > _CURVATURE_EPS:
+            if len(st["old_dirs"]) == hist_len:
+                for key in ("old_dirs", "old_stps", "ro"):
+                    del st[key][0]
+            st["old_dirs"].append(y)
+            st["old_stps"].append(s)
+            st["ro"].append(1.0 / ys)
+            st["H_diag"] = ys / y.dot(y)
+        if "al" not in st:
+            st["al"] = [None] * hist_len
+        return _two_loop(grad.neg(), st["old_stps"], st["old_dirs"], st["ro"], st["H_diag"], st["al"])
+
+    def _iterate(self, evaluate):
         group = self.param_groups[0]
         lr = _to_scalar(group["lr"])
         max_iter, max_eval = group["max_iter"], group["max_eval"]
-        tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
-        line_search_fn, history_size = group["line_search_fn"], group["history_size"]
+        tol_grad, tol_change = group["tolerance_grad"], group["tolerance_change"]
+        search = group["line_search_fn"]
 
-        state = self.state[self._params[0]]
-        state.setdefault("func_evals", 0)
-        state.setdefault("n_iter", 0)
-        orig_loss = closure_with_grad()
-        loss = float(orig_loss)
-        current_evals = 1
-        state["func_evals"] += 1
-        flat_grad = self._gather_flat_grad()
-        opt_cond = flat_grad.abs().max() <= tolerance_grad
-        if opt_cond:
-            return orig_loss
+        st = self.state[self._params[0]]
+        st.setdefault("func_evals", 0)
+        st.setdefault("n_iter", 0)
+        first_loss = evaluate()
+        loss = float(first_loss)
+        evals = 1
+        st["func_evals"] += 1
+        grad = self._flat_grad()
+        converged = grad.abs().max() <= tol_grad
+        if converged:
+            return first_loss
 
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag = state.get("H_diag")
-        prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
-        n_iter = 0
-        while n_iter < max_iter:
-            n_iter += 1
-            state["n_iter"] += 1
-            if state["n_iter"] == 1:
-                d = flat_grad.neg()
-                old_dirs, old_stps, ro = [], [], []
-                H_diag = 1
+        for k in range(1, max_iter + 1):
+            st["n_iter"] += 1
+            if st["n_iter"] == 1:
+                st["old_dirs"], st["old_stps"], st["ro"] = [], [], []
+                st["H_diag"] = 1
+                st["d"] = grad.neg()
             else:
-                y = flat_grad.sub(prev_flat_grad)
-                s = d.mul(t)
-                ys = y.dot(s)
-                if ys > 1e-10:
-                    if len(old_dirs) == history_size:
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
-                    H_diag = ys / y.dot(y)
-                # two-loop recursion: d = -H g with the implicit inverse Hessian
-                num_old = len(old_dirs)
-                if "al" not in state:
-                    state["al"] = [None] * history_size
-                al = state["al"]
-                q = flat_grad.neg()
-                for i in range(num_old - 1, -1, -1):
-                    al[i] = old_stps[i].dot(q) * ro[i]
-                    q.add_(old_dirs[i], alpha=-float(al[i]))
-                d = r = q.mul(H_diag)
-                for i in range(num_old):
-                    be_i = old_dirs[i].dot(r) * ro[i]
-                    r.add_(old_stps[i], alpha=float(al[i] - be_i))
-            if prev_flat_grad is None:
-                prev_flat_grad = flat_grad.clone()
+                st["d"] = self._new_direction(st, grad, group["history_size"])
+            d = st["d"]
+            st["prev_flat_grad"] = grad.clone()
+            st["prev_loss"] = loss
+            if st["n_iter"] == 1:
+                inv_l1 = 1.0 / grad.abs().sum()
+                st["t"] = (inv_l1 if inv_l1 < 1.0 else 1.0) * lr
             else:
-                prev_flat_grad.copy_(flat_grad)
-            prev_loss = loss
-            if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / flat_grad.abs().sum()) * lr
-            else:
-                t = lr
-            gtd = flat_grad.dot(d)
-            if gtd > -tolerance_change:
+                st["t"] = lr
+            slope = grad.dot(d)
+            if slope > -tol_change:  # not a descent direction (any more)
                 break
 
-            ls_func_evals = 0
-            if line_search_fn is not None:
-                if line_search_fn != "strong_wolfe":
-                    raise RuntimeError("only 'strong_wolfe' is supported")
-                x_init = self._clone_param()
-
-                def obj_func(x, t, d):
-                    return self._directional_evaluate(closure_with_grad, x, t, d)
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(
-                    obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals)
-                self._add_grad(t, d)
-                opt_cond = flat_grad.abs().max() <= tolerance_grad
+            used = 0
+            if search is None:
+                self._move(st["t"], d)
+                if k != max_iter:
+                    loss = float(evaluate())
+                    grad = self._flat_grad()
+                    converged = grad.abs().max() <= tol_grad
+                    used = 1
+            elif search == "strong_wolfe":
+                origin = [p.clone() for p in self._params]
+                ls = _WolfeSearch(lambda t: self._loss_and_grad_at(evaluate, origin, t, d),
+                                  d, loss, grad, slope, budget=max_eval - evals)
+                loss, grad, st["t"], used = ls.run(st["t"])
+                self._move(st["t"], d)
+                converged = grad.abs().max() <= tol_grad
             else:
-                self._add_grad(t, d)
-                if n_iter != max_iter:
-                    loss = float(closure_with_grad())
-                    flat_grad = self._gather_flat_grad()
-                    opt_cond = flat_grad.abs().max() <= tolerance_grad
-                    ls_func_evals = 1
-            current_evals += ls_func_evals
-            state["func_evals"] += ls_func_evals
+                raise RuntimeError("only 'strong_wolfe' is supported")
+            evals += used
+            st["func_evals"] += used
 
-            if n_iter == max_iter or current_evals >= max_eval or opt_cond:
+            if k == max_iter or evals >= max_eval or converged:
                 break
-            if d.mul(t).abs().max() <= tolerance_change:
+            if d.mul(st["t"]).abs().max() <= tol_change:
                 break
-            if abs(loss - prev_loss) < tolerance_change:
+            if abs(loss - st["prev_loss"]) < tol_change:
                 break
-
-        state["d"], state["t"] = d, t
-        state["old_dirs"], state["old_stps"], state["ro"] = old_dirs, old_stps, ro
-        state["H_diag"] = H_diag
-        state["prev_flat_grad"], state["prev_loss"] = prev_flat_grad, prev_loss
-        return orig_loss
+        return first_loss
