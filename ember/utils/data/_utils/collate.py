@@ -9,9 +9,9 @@ Example:
 """
 from __future__ import annotations
 
-import collections.abc
 import copy
 import re
+from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 from typing import Callable
 
 import numpy as np
@@ -27,10 +27,44 @@ from .worker import get_worker_info
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map",
            "default_collate_err_msg_format"]
 
-np_str_obj_array_pattern = re.compile(r"[SaUO]")
+# NumPy dtype kinds that cannot become tensors: byte strings, unicode strings, objects
+np_str_obj_array_pattern = re.compile("[SaUO]")
 
 default_collate_err_msg_format = ("default_collate: batch must contain tensors, numpy arrays, numbers, "
                                   "dicts or lists; found {}")
+
+
+def _holds_text(array_dtype) -> bool:
+    return np_str_obj_array_pattern.search(array_dtype.str) is not None
+
+
+def _like_mapping(proto, entries: dict):
+    """Rebuild a mapping shaped like ``proto`` holding ``entries``; plain dict if its type refuses."""
+    try:
+        if isinstance(proto, MutableMapping):
+            result = copy.copy(proto)  # keeps subclass state such as defaultdict factories
+            result.update(entries)
+            return result
+        return type(proto)(entries)
+    except TypeError:
+        return entries
+
+
+def _like_sequence(proto, items: list):
+    """Rebuild a sequence shaped like ``proto`` holding ``items``; plain list if its type refuses."""
+    try:
+        if isinstance(proto, MutableSequence):
+            result = copy.copy(proto)
+            for pos, item in enumerate(items):
+                result[pos] = item
+            return result
+        return type(proto)(items)
+    except TypeError:
+        return items
+
+
+def _is_namedtuple(obj) -> bool:
+    return isinstance(obj, tuple) and hasattr(obj, "_fields")
 
 
 def default_convert(data):
@@ -40,112 +74,89 @@ def default_convert(data):
     >>> default_convert(np.array([0, 1]))
     tensor([0, 1])
     """
-    elem_type = type(data)
+    kind = type(data)
     if isinstance(data, Tensor):
         return data
-    if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_"):
-        if elem_type.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str) is not None:
+    if kind.__module__ == "numpy" and kind.__name__ not in ("str_", "string_"):
+        if isinstance(data, np.ndarray) and _holds_text(data.dtype):
             return data
         return as_tensor(data)
-    if isinstance(data, collections.abc.Mapping):
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update({key: default_convert(data[key]) for key in data})
-                return clone
-            return elem_type({key: default_convert(data[key]) for key in data})
-        except TypeError:
-            return {key: default_convert(data[key]) for key in data}
-    if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
-        return elem_type(*(default_convert(d) for d in data))
+    if isinstance(data, Mapping):
+        return _like_mapping(data, {k: default_convert(v) for k, v in ((k, data[k]) for k in data)})
+    if _is_namedtuple(data):
+        return kind(*map(default_convert, data))
     if isinstance(data, tuple):
-        return [default_convert(d) for d in data]  # torch's backwards compatibility: tuples -> lists
-    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, d in enumerate(data):
-                    clone[i] = default_convert(d)
-                return clone
-            return elem_type([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
+        return list(map(default_convert, data))  # torch turns plain tuples into lists here
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        return _like_sequence(data, list(map(default_convert, data)))
     return data
+
+
+def _lookup(table, sample):
+    """The collate function registered for ``sample``: exact type first, then by isinstance."""
+    exact = table.get(type(sample))
+    if exact is not None:
+        return exact
+    return next((fn for key, fn in table.items() if isinstance(sample, key)), None)
 
 
 def collate(batch, *, collate_fn_map: dict | None = None):
     """Collate ``batch`` by its first element's type, looking types up in ``collate_fn_map`` first."""
-    elem = batch[0]
-    elem_type = type(elem)
+    first = batch[0]
+
+    def merge(column):
+        return collate(column, collate_fn_map=collate_fn_map)
+
     if collate_fn_map is not None:
-        if elem_type in collate_fn_map:
-            return collate_fn_map[elem_type](batch, collate_fn_map=collate_fn_map)
-        for collate_type in collate_fn_map:
-            if isinstance(elem, collate_type):
-                return collate_fn_map[collate_type](batch, collate_fn_map=collate_fn_map)
-    if isinstance(elem, collections.abc.Mapping):
-        def column(key):
-            return collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)
-                clone.update({key: column(key) for key in elem})
-                return clone
-            return elem_type({key: column(key) for key in elem})
-        except TypeError:
-            return {key: column(key) for key in elem}
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)))
-    if isinstance(elem, collections.abc.Sequence):
-        it = iter(batch)
-        elem_size = len(next(it))
-        if not all(len(e) == elem_size for e in it):
+        handler = _lookup(collate_fn_map, first)
+        if handler is not None:
+            return handler(batch, collate_fn_map=collate_fn_map)
+    if isinstance(first, Mapping):
+        return _like_mapping(first, {key: merge([sample[key] for sample in batch]) for key in first})
+    if _is_namedtuple(first):
+        return type(first)(*(merge(column) for column in zip(*batch)))
+    if isinstance(first, Sequence):
+        width = len(first)
+        if any(len(sample) != width for sample in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = list(zip(*batch))
-        if isinstance(elem, tuple):
-            return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, samples in enumerate(transposed):
-                    clone[i] = collate(samples, collate_fn_map=collate_fn_map)
-                return clone
-            return elem_type([collate(samples, collate_fn_map=collate_fn_map) for samples in transposed])
-        except TypeError:
-            return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
-    raise TypeError(default_collate_err_msg_format.format(elem_type))
+        columns = [merge(column) for column in zip(*batch)]
+        return columns if isinstance(first, tuple) else _like_sequence(first, columns)
+    raise TypeError(default_collate_err_msg_format.format(type(first)))
+
+
+def _fast_stack_ok(batch) -> bool:
+    head = batch[0]
+    if head._data is None:
+        return False
+    want_shape, want_dtype = head._data.shape, head.dtype
+    for t in batch:
+        if type(t) is not Tensor or t._data is None or t.requires_grad:
+            return False
+        if t._data.shape != want_shape or t.dtype is not want_dtype:
+            return False
+    return True
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    elem = batch[0]
-    if _stackable(batch):
-        # plain tensors of one shape and dtype need no autograd: stack their arrays in one NumPy call,
-        # in a worker straight into shared memory so the batch crosses to the main process unpickled
-        a0 = elem._data
-        shape = (len(batch),) + a0.shape
-        if get_worker_info() is not None and a0.nbytes * len(batch) >= shared_memory.SHARE_THRESHOLD:
-            out = shared_memory.empty_shared(shape, a0.dtype)
-        else:
-            out = np.empty(shape, a0.dtype)
-        np.stack([t._data for t in batch], out=out)
-        return wrap(out, elem.dtype)
-    return stack(batch, 0)  # mixed shapes raise torch's error; grads flow through stack
-
-
-def _stackable(batch) -> bool:
-    e = batch[0]
-    if e._data is None:
-        return False
-    shape, dtype = e._data.shape, e.dtype
-    return all(type(t) is Tensor and t._data is not None and t._data.shape == shape and t.dtype is dtype
-               and not t.requires_grad for t in batch)
+    if not _fast_stack_ok(batch):
+        return stack(batch, 0)  # mixed shapes raise torch's error; grads flow through stack
+    # plain equal tensors need no autograd: one NumPy stack, and inside a worker straight into
+    # shared memory so the batch reaches the main process without pickling its bytes
+    arrays = [t._data for t in batch]
+    full_shape = (len(arrays),) + arrays[0].shape
+    big = arrays[0].nbytes * len(arrays) >= shared_memory.SHARE_THRESHOLD
+    if big and get_worker_info() is not None:
+        dest = shared_memory.empty_shared(full_shape, arrays[0].dtype)
+    else:
+        dest = np.empty(full_shape, arrays[0].dtype)
+    np.stack(arrays, out=dest)
+    return wrap(dest, batch[0].dtype)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
-    elem = batch[0]
-    if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
-        raise TypeError(default_collate_err_msg_format.format(elem.dtype))
-    return collate([as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+    if _holds_text(batch[0].dtype):
+        raise TypeError(default_collate_err_msg_format.format(batch[0].dtype))
+    return collate(list(map(as_tensor, batch)), collate_fn_map=collate_fn_map)
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
@@ -164,13 +175,16 @@ def collate_str_fn(batch, *, collate_fn_map=None):
     return batch
 
 
-default_collate_fn_map: dict[type | tuple, Callable] = {Tensor: collate_tensor_fn}
-default_collate_fn_map[np.ndarray] = collate_numpy_array_fn
-default_collate_fn_map[(np.bool_, np.number, np.object_)] = collate_numpy_scalar_fn
-default_collate_fn_map[float] = collate_float_fn
-default_collate_fn_map[int] = collate_int_fn
-default_collate_fn_map[str] = collate_str_fn
-default_collate_fn_map[bytes] = collate_str_fn
+# insertion order matters for the isinstance fallback in ``_lookup``
+default_collate_fn_map: dict[type | tuple, Callable] = {
+    Tensor: collate_tensor_fn,
+    np.ndarray: collate_numpy_array_fn,
+    (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
+    float: collate_float_fn,
+    int: collate_int_fn,
+    str: collate_str_fn,
+    bytes: collate_str_fn,
+}
 
 
 def default_collate(batch):
