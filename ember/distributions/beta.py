@@ -1,4 +1,5 @@
-"""Beta distribution with ``concentration1`` (alpha) and ``concentration0`` (beta).
+"""Beta distribution on ``[0, 1]`` with ``concentration1`` (α) and ``concentration0`` (β); a
+two-component Dirichlet under the hood.
 
 Example:
     >>> import ember
@@ -6,8 +7,6 @@ Example:
     tensor(0.5000)
 """
 from __future__ import annotations
-
-from numbers import Number, Real
 
 from .._shape import Size
 from .._tensor_methods.shape_copy import stack
@@ -20,61 +19,42 @@ __all__ = ["Beta"]
 
 
 class Beta(ExponentialFamily):
-    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    """Density ``x^(α-1) (1-x)^(β-1) / B(α, β)``."""
+
+    arg_constraints = dict(concentration1=constraints.positive, concentration0=constraints.positive)
     support = constraints.unit_interval
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
-        if isinstance(concentration1, Real) and isinstance(concentration0, Real):
-            c1, c0 = broadcast_all(float(concentration1), float(concentration0))
-            concentration1_concentration0 = stack([c1, c0], -1)
-        else:
-            concentration1, concentration0 = broadcast_all(concentration1, concentration0)
-            concentration1_concentration0 = stack([concentration1, concentration0], -1)
-        self._dirichlet = Dirichlet(concentration1_concentration0, validate_args=validate_args)
-        super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
+        a, b = broadcast_all(concentration1, concentration0)
+        # component 0 of the Dirichlet is x, component 1 is 1 - x
+        self._dirichlet = Dirichlet(stack([a, b], -1), validate_args=validate_args)
+        super().__init__(self._dirichlet.batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = Size(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        super(Beta, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+    concentration1 = property(lambda self: self._dirichlet.concentration[..., 0])
+    concentration0 = property(lambda self: self._dirichlet.concentration[..., 1])
 
     @property
     def mean(self):
         return self.concentration1 / (self.concentration1 + self.concentration0)
 
     @property
-    def mode(self):
-        return self._dirichlet.mode[..., 0]
-
-    @property
     def variance(self):
-        total = self.concentration1 + self.concentration0
-        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+        a, b = self.concentration1, self.concentration0
+        s = a + b
+        return a * b / (s * s * (s + 1))
 
-    def rsample(self, sample_shape=()):
-        return self._dirichlet.rsample(sample_shape).select(-1, 0)
+    mode = property(lambda self: self._dirichlet.mode[..., 0])
+
+    def rsample(self, sample_shape=Size()):
+        return self._dirichlet.rsample(sample_shape)[..., 0]
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        heads_tails = stack([value, 1.0 - value], -1)
-        return self._dirichlet.log_prob(heads_tails)
+        x = self._checked(value)
+        return self._dirichlet.log_prob(stack([x, 1.0 - x], -1))
 
     def entropy(self):
         return self._dirichlet.entropy()
-
-    @property
-    def concentration1(self):
-        result = self._dirichlet.concentration[..., 0]
-        return result if not isinstance(result, Number) else result
-
-    @property
-    def concentration0(self):
-        return self._dirichlet.concentration[..., 1]
 
     @property
     def _natural_params(self):

@@ -1,4 +1,5 @@
-"""Binomial distribution: successes in ``total_count`` trials with ``probs`` or ``logits``.
+"""Binomial distribution: successes among ``total_count`` trials of probability ``probs``
+(or ``logits``).
 
 Example:
     >>> import ember
@@ -13,74 +14,34 @@ from .._tensor_methods.random_dist import binomial as _binomial
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _log1pexp, _ProbsOrLogits, broadcast_all
 
 __all__ = ["Binomial"]
 
 
-def _clamp_by_zero(x):
-    # clamp(min=0) with gradient 0.5 at 0, as torch's
-    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+class Binomial(_ProbsOrLogits, Distribution):
+    """P(k) = C(n, k) p^k (1-p)^(n-k) with ``n = total_count`` (broadcast against the parameter)."""
 
-
-class Binomial(Distribution):
-    arg_constraints = {"total_count": constraints.nonnegative_integer,
-                       "probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints = dict(total_count=constraints.nonnegative_integer,
+                           probs=constraints.unit_interval, logits=constraints.real)
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Binomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        name, value = self._take_probs_or_logits(probs, logits)
+        count, value = broadcast_all(total_count, value)
+        self._init_params(validate_args, total_count=count.type_as(value), **{name: value})
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self.total_count)
 
-    @property
-    def mean(self):
-        return self.total_count * self.probs
+    mean = property(lambda self: self.total_count * self.probs)
+    variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
 
     @property
     def mode(self):
-        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
-
-    @property
-    def variance(self):
-        return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.shape
+        n = self.total_count
+        return ((n + 1) * self.probs).floor().clamp(max=n)
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
@@ -88,29 +49,22 @@ class Binomial(Distribution):
             return _binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        n = self.total_count
-        log_factorial_n = (n + 1).lgamma()
-        log_factorial_k = (value + 1).lgamma()
-        log_factorial_nmk = (n - value + 1).lgamma()
-        normalize_term = (n * _clamp_by_zero(self.logits) + n * (-self.logits.abs()).exp().log1p()
-                          - log_factorial_n)
-        return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
+        k, n, lg = self._checked(value), self.total_count, self.logits
+        log_choose = (n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
+        # k log p + (n-k) log(1-p) = k * logit - n * log(1 + e^logit)
+        return log_choose + k * lg - n * _log1pexp(lg)
+
+    def _common_count(self, what):
+        n = int(self.total_count.max())
+        if int(self.total_count.min()) != n:
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
+        return n
 
     def entropy(self):
-        total_count = int(self.total_count.max())
-        if not self.total_count.min() == total_count:
-            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
-        log_prob = self.log_prob(self.enumerate_support(False))
-        return -(log_prob.exp() * log_prob).sum(0)
+        self._common_count("entropy")
+        lp = self.log_prob(self.enumerate_support(False))
+        return -(lp.exp() * lp).sum(0)
 
     def enumerate_support(self, expand=True):
-        total_count = int(self.total_count.max())
-        if not self.total_count.min() == total_count:
-            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
-        values = arange(1 + total_count, dtype=self._param.dtype)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        n = self._common_count("enumerate_support")
+        return self._enumerate(arange(n + 1, dtype=self._param.dtype), expand)

@@ -1,4 +1,5 @@
-"""Categorical distribution over ``{0, ..., K-1}`` with ``probs`` or ``logits`` over the last dim.
+"""Categorical distribution over ``{0, ..., K-1}``; ``probs`` or ``logits`` hold the K weights in
+their last dimension (the rest is the batch shape).
 
 Example:
     >>> import ember
@@ -14,106 +15,61 @@ from .. import _dtype as D
 from .._creation import arange, full
 from .._shape import Size
 from .._tensor_methods.random import multinomial as _multinomial
-from .._tensor_methods.shape_copy import broadcast_tensors
+from .._tensor_methods.shape_copy import broadcast_shapes
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import _ProbsOrLogits
 
 __all__ = ["Categorical"]
 
 
-class Categorical(Distribution):
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
+class Categorical(_ProbsOrLogits, Distribution):
+    """Draws an index ``i`` with probability ``probs[..., i]`` (weights are normalised)."""
+
+    arg_constraints = dict(probs=constraints.simplex, logits=constraints.independent(constraints.real, 1))
     has_enumerate_support = True
+    _binary = False
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            if probs.dim() < 1:
-                raise ValueError("`probs` parameter must be at least one-dimensional.")
-            self.probs = probs / probs.sum(-1, keepdim=True)
+        name, value = self._take_probs_or_logits(probs, logits)
+        if value.dim() < 1:
+            raise ValueError(f"`{name}` parameter must be at least one-dimensional.")
+        if name == "probs":
+            value = value / value.sum(-1, keepdim=True)
         else:
-            if logits.dim() < 1:
-                raise ValueError("`logits` parameter must be at least one-dimensional.")
-            self.logits = logits - logits.logsumexp(-1, keepdim=True)
-        self._param = self.probs if probs is not None else self.logits
-        self._num_events = self._param.shape[-1]
-        batch_shape = self._param.shape[:-1] if self._param.dim() > 1 else Size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = Size(batch_shape)
-        param_shape = tuple(batch_shape) + (self._num_events,)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
-        new._num_events = self._num_events
-        super(Categorical, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+            value = value - value.logsumexp(-1, keepdim=True)
+        setattr(self, name, value)
+        self._num_events = value.shape[-1]
+        super().__init__(value.shape[:-1], Size(), validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self):
-        return self._param.shape
-
-    @property
-    def mean(self):
+    def _nan(self):
         return full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
 
-    @property
-    def mode(self):
-        return self.probs.argmax(-1)
-
-    @property
-    def variance(self):
-        return full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
+    mean = variance = property(_nan)
+    mode = property(lambda self: self.probs.argmax(-1))
 
     def sample(self, sample_shape=Size()):
-        if not isinstance(sample_shape, Size):
-            sample_shape = Size(sample_shape)
-        n = 1
-        for s in sample_shape:
-            n *= s
+        sample_shape = Size(sample_shape)
         with no_grad():
-            probs_2d = self.probs.reshape(-1, self._num_events)
-            samples_2d = _multinomial(probs_2d, n, True).T
-        return samples_2d.reshape(self._extended_shape(sample_shape))
+            rows = self.probs.reshape(-1, self._num_events)
+            draws = _multinomial(rows, math.prod(sample_shape), True)  # (rows, draws)
+        return draws.T.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = value.long().unsqueeze(-1)
-        value, log_pmf = broadcast_tensors(value, self.logits)
-        value = value[..., :1]
-        return log_pmf.gather(-1, value).squeeze(-1)
+        idx = self._checked(value).long().unsqueeze(-1)
+        batch = broadcast_shapes(tuple(idx.shape[:-1]), tuple(self.logits.shape[:-1]))
+        table = self.logits.expand(tuple(batch) + (self._num_events,))
+        return table.gather(-1, idx.expand(tuple(batch) + (1,))).squeeze(-1)
 
     def entropy(self):
-        min_real = D.finfo(self.logits.dtype).min
-        logits = self.logits.clamp(min=min_real)
-        p_log_p = logits * self.probs
-        return -p_log_p.sum(-1)
+        # -inf logits (zero probs) would give 0 * -inf = nan; clamp to the most negative finite
+        logits = self.logits.clamp(min=D.finfo(self.logits.dtype).min)
+        return -(self.probs * logits).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = arange(self._num_events, dtype=D.int64)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return self._enumerate(arange(self._num_events, dtype=D.int64), expand)

@@ -1,6 +1,9 @@
 """``biject_to(constraint)`` / ``transform_to(constraint)``: a transform from unconstrained reals
 onto a constraint's support (for optimising constrained parameters).
 
+``biject_to`` always gives a bijection (e.g. stick breaking for the simplex); ``transform_to`` may
+give a cheaper non-bijective map (softmax for the simplex) and knows more constraints.
+
 Example:
     >>> import ember
     >>> from ember.distributions import biject_to, constraints
@@ -9,108 +12,95 @@ Example:
 """
 from __future__ import annotations
 
-from . import constraints, transforms
+from numbers import Number
+
+from . import constraints as C
+from . import transforms as T
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
 
 class ConstraintRegistry:
-    """Maps constraint types to factories ``factory(constraint) -> Transform``."""
+    """Lookup from a constraint's class to ``factory(constraint) -> Transform``."""
 
     def __init__(self):
         self._registry = {}
-        super().__init__()
 
     def register(self, constraint, factory=None):
+        """Register ``factory`` for ``constraint`` (a Constraint subclass or an instance, meaning
+        its class); without ``factory`` this is a decorator."""
         if factory is None:
-            return lambda factory: self.register(constraint, factory)
-        if isinstance(constraint, constraints.Constraint):
-            constraint = type(constraint)
-        if not isinstance(constraint, type) or not issubclass(constraint, constraints.Constraint):
+            def decorate(fn):
+                return self.register(constraint, fn)
+            return decorate
+        key = type(constraint) if isinstance(constraint, C.Constraint) else constraint
+        if not (isinstance(key, type) and issubclass(key, C.Constraint)):
             raise TypeError(f"Expected constraint to be either a Constraint subclass or instance, "
                             f"but got {constraint}")
-        self._registry[constraint] = factory
+        self._registry[key] = factory
         return factory
 
     def __call__(self, constraint):
-        try:
-            factory = self._registry[type(constraint)]
-        except KeyError:
-            raise NotImplementedError(f"Cannot transform {type(constraint).__name__} constraints") from None
-        return factory(constraint)
+        kind = type(constraint)
+        if kind not in self._registry:
+            raise NotImplementedError(f"Cannot transform {kind.__name__} constraints")
+        return self._registry[kind](constraint)
 
 
 biject_to = ConstraintRegistry()
 transform_to = ConstraintRegistry()
 
 
-@biject_to.register(constraints.real)
-@transform_to.register(constraints.real)
-def _transform_to_real(constraint):
-    return transforms.identity_transform
+def _identity(c):
+    return T.identity_transform
 
 
-@biject_to.register(constraints.independent)
-def _biject_to_independent(constraint):
-    base = biject_to(constraint.base_constraint)
-    return transforms.IndependentTransform(base, constraint.reinterpreted_batch_ndims)
+def _exp_then_affine(loc, scale):
+    return T.ComposeTransform([T.ExpTransform(), T.AffineTransform(loc, scale)])
 
 
-@transform_to.register(constraints.independent)
-def _transform_to_independent(constraint):
-    base = transform_to(constraint.base_constraint)
-    return transforms.IndependentTransform(base, constraint.reinterpreted_batch_ndims)
+def _above(c):
+    return _exp_then_affine(c.lower_bound, 1)
 
 
-@biject_to.register(constraints.positive)
-@biject_to.register(constraints.nonnegative)
-@transform_to.register(constraints.positive)
-@transform_to.register(constraints.nonnegative)
-def _transform_to_positive(constraint):
-    return transforms.ExpTransform()
+def _below(c):
+    return _exp_then_affine(c.upper_bound, -1)
 
 
-@biject_to.register(constraints.greater_than)
-@biject_to.register(constraints.greater_than_eq)
-@transform_to.register(constraints.greater_than)
-@transform_to.register(constraints.greater_than_eq)
-def _transform_to_greater_than(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(),
-                                        transforms.AffineTransform(constraint.lower_bound, 1)])
+def _is_number(v, target):
+    return isinstance(v, Number) and v == target
 
 
-@biject_to.register(constraints.less_than)
-@transform_to.register(constraints.less_than)
-def _transform_to_less_than(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(),
-                                        transforms.AffineTransform(constraint.upper_bound, -1)])
+def _between(c):
+    lo, hi = c.lower_bound, c.upper_bound
+    if _is_number(lo, 0) and _is_number(hi, 1):
+        return T.SigmoidTransform()  # the unit interval needs no rescaling
+    return T.ComposeTransform([T.SigmoidTransform(), T.AffineTransform(lo, hi - lo)])
 
 
-@biject_to.register(constraints.interval)
-@biject_to.register(constraints.half_open_interval)
-@transform_to.register(constraints.interval)
-@transform_to.register(constraints.half_open_interval)
-def _transform_to_interval(constraint):
-    lower_is_0 = isinstance(constraint.lower_bound, (int, float)) and constraint.lower_bound == 0
-    upper_is_1 = isinstance(constraint.upper_bound, (int, float)) and constraint.upper_bound == 1
-    if lower_is_0 and upper_is_1:
-        return transforms.SigmoidTransform()
-    loc = constraint.lower_bound
-    scale = constraint.upper_bound - constraint.lower_bound
-    return transforms.ComposeTransform([transforms.SigmoidTransform(),
-                                        transforms.AffineTransform(loc, scale)])
+def _independent_via(registry):
+    def factory(c):
+        return T.IndependentTransform(registry(c.base_constraint), c.reinterpreted_batch_ndims)
+    return factory
 
 
-@biject_to.register(constraints.simplex)
-def _biject_to_simplex(constraint):
-    return transforms.StickBreakingTransform()
+# Both registries share these rules; positive/nonnegative are greater_than(_eq) instances, so
+# they get exp followed by a shift by the bound (a shift by 0 for them), as in torch.
+_SHARED = [
+    (C.real, _identity),
+    (C.greater_than, _above),
+    (C.greater_than_eq, _above),
+    (C.less_than, _below),
+    (C.interval, _between),
+    (C.half_open_interval, _between),
+]
+for _constraint, _factory in _SHARED:
+    biject_to.register(_constraint, _factory)
+    transform_to.register(_constraint, _factory)
 
-
-@transform_to.register(constraints.simplex)
-def _transform_to_simplex(constraint):
-    return transforms.SoftmaxTransform()
-
-
-@transform_to.register(constraints.lower_cholesky)
-def _transform_to_lower_cholesky(constraint):
-    return transforms.LowerCholeskyTransform()
+biject_to.register(C.independent, _independent_via(biject_to))
+transform_to.register(C.independent, _independent_via(transform_to))
+biject_to.register(C.simplex, lambda c: T.StickBreakingTransform())
+transform_to.register(C.simplex, lambda c: T.SoftmaxTransform())
+transform_to.register(C.lower_cholesky, lambda c: T.LowerCholeskyTransform())
+del _constraint, _factory

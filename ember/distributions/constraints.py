@@ -22,7 +22,8 @@ __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "depend
 
 
 class Constraint:
-    """Base class: ``is_discrete``, ``event_dim`` (dims that make one event) and ``check``."""
+    """A set of admissible values: ``is_discrete``, ``event_dim`` (rightmost dims forming one
+    event) and ``check(value)`` giving a bool tensor of shape ``value.shape[:-event_dim]``."""
 
     is_discrete = False
     event_dim = 0
@@ -31,199 +32,189 @@ class Constraint:
         raise NotImplementedError
 
     def __repr__(self):
-        return self.__class__.__name__[1:] + "()"
+        # public reprs drop the leading underscore of the private class name
+        return type(self).__name__.lstrip("_") + "()"
+
+
+# ----------------------------------------------------------------------------- dependent supports
+
+_UNSET = NotImplemented  # torch's sentinel for "not known statically"
 
 
 class _Dependent(Constraint):
-    """Placeholder for a support that depends on other parameters (checked elsewhere)."""
+    """Stand-in for a support that depends on other parameters; it cannot be checked."""
 
-    def __init__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
-        self._is_discrete = is_discrete
-        self._event_dim = event_dim
-        super().__init__()
+    def __init__(self, *, is_discrete=_UNSET, event_dim=_UNSET):
+        self._is_discrete, self._event_dim = is_discrete, event_dim
 
-    @property
-    def is_discrete(self):
-        if self._is_discrete is NotImplemented:
-            raise NotImplementedError(".is_discrete cannot be determined statically")
-        return self._is_discrete
+    def _static(self, attr):
+        found = getattr(self, "_" + attr)
+        if found is _UNSET:
+            raise NotImplementedError(f".{attr} cannot be determined statically")
+        return found
 
-    @property
-    def event_dim(self):
-        if self._event_dim is NotImplemented:
-            raise NotImplementedError(".event_dim cannot be determined statically")
-        return self._event_dim
+    is_discrete = property(lambda self: self._static("is_discrete"))
+    event_dim = property(lambda self: self._static("event_dim"))
 
-    def __call__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
-        if is_discrete is NotImplemented:
-            is_discrete = self._is_discrete
-        if event_dim is NotImplemented:
-            event_dim = self._event_dim
-        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
+    def __call__(self, *, is_discrete=_UNSET, event_dim=_UNSET):
+        return _Dependent(is_discrete=self._is_discrete if is_discrete is _UNSET else is_discrete,
+                          event_dim=self._event_dim if event_dim is _UNSET else event_dim)
 
     def check(self, x):
         raise ValueError("Cannot determine validity of dependent constraint")
 
 
 def is_dependent(constraint) -> bool:
+    """Whether ``constraint`` is a (placeholder) dependent constraint."""
     return isinstance(constraint, _Dependent)
 
 
 class _DependentProperty(property, _Dependent):
-    """A property whose constraint depends on the instance (``support`` of Uniform, Binomial...)."""
+    """Decorator: a property that is also a dependent constraint (for ``support`` etc.)."""
 
-    def __init__(self, fn=None, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+    def __init__(self, fn=None, *, is_discrete=_UNSET, event_dim=_UNSET):
         property.__init__(self, fn)
-        self._is_discrete = is_discrete
-        self._event_dim = event_dim
+        _Dependent.__init__(self, is_discrete=is_discrete, event_dim=event_dim)
 
     def __call__(self, fn):
-        return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
+        return type(self)(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
 class _IndependentConstraint(Constraint):
-    """Reinterpret the rightmost ``reinterpreted_batch_ndims`` batch dims of a constraint as event dims."""
+    """``base_constraint`` with its rightmost ``reinterpreted_batch_ndims`` batch dims folded into
+    the event (all of them must hold)."""
 
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
-        if not isinstance(base_constraint, Constraint):
-            raise AssertionError("base_constraint must be a Constraint")
-        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
-            raise AssertionError("reinterpreted_batch_ndims must be a non-negative int")
-        self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-        super().__init__()
+        problems = [
+            (isinstance(base_constraint, Constraint), "base_constraint must be a Constraint"),
+            (isinstance(reinterpreted_batch_ndims, int) and reinterpreted_batch_ndims >= 0,
+             "reinterpreted_batch_ndims must be a non-negative int")]
+        for ok, msg in problems:
+            if not ok:
+                raise AssertionError(msg)
+        self.base_constraint, self.reinterpreted_batch_ndims = base_constraint, reinterpreted_batch_ndims
 
-    @property
-    def is_discrete(self):
-        return self.base_constraint.is_discrete
-
-    @property
-    def event_dim(self):
-        return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
+    is_discrete = property(lambda self: self.base_constraint.is_discrete)
+    event_dim = property(lambda self: self.base_constraint.event_dim + self.reinterpreted_batch_ndims)
 
     def check(self, value):
-        result = self.base_constraint.check(value)
-        if result.dim() < self.reinterpreted_batch_ndims:
-            expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
-            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
-        result = result.reshape(result.shape[:result.dim() - self.reinterpreted_batch_ndims] + (-1,))
-        return result.all(-1)
+        ok = self.base_constraint.check(value)
+        k = self.reinterpreted_batch_ndims
+        if ok.dim() < k:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        for _ in range(k):
+            ok = ok.all(-1)
+        return ok
 
     def __repr__(self):
-        return f"{self.__class__.__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+        return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+# ----------------------------------------------------------------------------- elementwise sets
+
+class _Param(Constraint):
+    """Constraint with named scalar/tensor parameters shown in the repr as ``name=value``."""
+
+    _names: tuple = ()
+
+    def __init__(self, *args):
+        for name, arg in zip(self._names, args, strict=True):
+            setattr(self, name, arg)
+
+    def __repr__(self):
+        shown = ", ".join(f"{n}={getattr(self, n)}" for n in self._names)
+        return f"{type(self).__name__.lstrip('_')}({shown})"
+
+
+def _whole(v):
+    return v.remainder(1).eq(0)
+
+
+class _Real(Constraint):
+    def check(self, value):
+        return value.eq(value)  # NaN is the only value unequal to itself
 
 
 class _Boolean(Constraint):
     is_discrete = True
 
     def check(self, value):
-        return (value == 0) | (value == 1)
+        return value.eq(0).logical_or(value.eq(1))
 
+
+class _GreaterThan(_Param):
+    _names = ("lower_bound",)
+
+    def check(self, value):
+        return value.gt(self.lower_bound)
+
+
+class _GreaterThanEq(_GreaterThan):
+    def check(self, value):
+        return value.ge(self.lower_bound)
+
+
+class _LessThan(_Param):
+    _names = ("upper_bound",)
+
+    def check(self, value):
+        return value.lt(self.upper_bound)
+
+
+class _Interval(_Param):
+    _names = ("lower_bound", "upper_bound")
+
+    def check(self, value):
+        return value.ge(self.lower_bound).logical_and(value.le(self.upper_bound))
+
+
+class _HalfOpenInterval(_Interval):
+    def check(self, value):
+        return value.ge(self.lower_bound).logical_and(value.lt(self.upper_bound))
+
+
+class _IntegerGreaterThan(_GreaterThan):
+    is_discrete = True
+
+    def check(self, value):
+        return _whole(value).logical_and(value.ge(self.lower_bound))
+
+
+class _IntegerLessThan(_LessThan):
+    is_discrete = True
+
+    def check(self, value):
+        return _whole(value).logical_and(value.le(self.upper_bound))
+
+
+class _IntegerInterval(_Interval):
+    is_discrete = True
+
+    def check(self, value):
+        return _whole(value).logical_and(super().check(value))
+
+
+# ----------------------------------------------------------------------------- vector sets
 
 class _OneHot(Constraint):
     is_discrete = True
     event_dim = 1
 
     def check(self, value):
-        is_boolean = (value == 0) | (value == 1)
-        return is_boolean.all(-1) & value.sum(-1).eq(1)
-
-
-class _Bounds(Constraint):
-    _fields = ()
-
-    def __repr__(self):
-        args = ", ".join(f"{f}={getattr(self, f)}" for f in self._fields)
-        return f"{self.__class__.__name__[1:]}({args})"
-
-
-class _IntegerInterval(_Bounds):
-    is_discrete = True
-    _fields = ("lower_bound", "upper_bound")
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound, self.upper_bound = lower_bound, upper_bound
-
-    def check(self, value):
-        return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
-
-
-class _IntegerLessThan(_Bounds):
-    is_discrete = True
-    _fields = ("upper_bound",)
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-
-    def check(self, value):
-        return (value % 1 == 0) & (value <= self.upper_bound)
-
-
-class _IntegerGreaterThan(_Bounds):
-    is_discrete = True
-    _fields = ("lower_bound",)
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-
-    def check(self, value):
-        return (value % 1 == 0) & (value >= self.lower_bound)
-
-
-class _Real(Constraint):
-    def check(self, value):
-        return value == value  # False for NaNs
-
-
-class _GreaterThan(_Bounds):
-    _fields = ("lower_bound",)
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-
-    def check(self, value):
-        return self.lower_bound < value
-
-
-class _GreaterThanEq(_GreaterThan):
-    def check(self, value):
-        return self.lower_bound <= value
-
-
-class _LessThan(_Bounds):
-    _fields = ("upper_bound",)
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-
-    def check(self, value):
-        return value < self.upper_bound
-
-
-class _Interval(_Bounds):
-    _fields = ("lower_bound", "upper_bound")
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound, self.upper_bound = lower_bound, upper_bound
-
-    def check(self, value):
-        return (self.lower_bound <= value) & (value <= self.upper_bound)
-
-
-class _HalfOpenInterval(_Interval):
-    def check(self, value):
-        return (self.lower_bound <= value) & (value < self.upper_bound)
+        binary = value.eq(0).logical_or(value.eq(1)).all(-1)
+        return binary.logical_and(value.sum(-1).eq(1))
 
 
 class _Simplex(Constraint):
     event_dim = 1
 
     def check(self, value):
-        return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+        sums_to_one = value.sum(-1).sub(1).abs().lt(1e-6)
+        return value.ge(0).all(-1).logical_and(sums_to_one)
 
 
 class _Multinomial(Constraint):
-    """Non-negative counts summing to at most ``upper_bound`` (torch's weaker check)."""
+    """Non-negative counts whose total is at most ``upper_bound`` (torch checks only this)."""
 
     is_discrete = True
     event_dim = 1
@@ -232,140 +223,124 @@ class _Multinomial(Constraint):
         self.upper_bound = upper_bound
 
     def check(self, x):
-        return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
+        return x.ge(0).all(-1).logical_and(x.sum(-1).le(self.upper_bound))
 
 
-def _all_last2(mask):
-    return mask.reshape(tuple(mask.shape[:-2]) + (-1,)).all(-1)
+# ----------------------------------------------------------------------------- matrix sets
+
+def _every_entry(mask):
+    return mask.all(-1).all(-1)
 
 
 class _LowerTriangular(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return _all_last2(value.tril() == value)
+        return _every_entry(value.triu(1).eq(0))
 
 
-class _LowerCholesky(Constraint):
-    event_dim = 2
-
+class _LowerCholesky(_LowerTriangular):
     def check(self, value):
-        return _all_last2(value.tril() == value) & (value.diagonal(0, -2, -1) > 0).all(-1)
+        return super().check(value).logical_and(value.diagonal(0, -2, -1).gt(0).all(-1))
 
 
-class _CorrCholesky(Constraint):
-    event_dim = 2
-
+class _CorrCholesky(_LowerCholesky):
     def check(self, value):
-        tol = D.finfo(value.dtype).eps * value.shape[-1] * 10
-        row_norm = (value.detach() ** 2).sum(-1).sqrt()
-        return _LowerCholesky().check(value) & (row_norm - 1.0).abs().le(tol).all(-1)
+        n = value.shape[-1]
+        tol = 10 * n * D.finfo(value.dtype).eps
+        unit_rows = value.detach().pow(2).sum(-1).sqrt().sub(1.0).abs().le(tol).all(-1)
+        return super().check(value).logical_and(unit_rows)
 
 
 class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return C.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=D.bool)
+        rows, cols = value.shape[-2], value.shape[-1]
+        return C.full(tuple(value.shape[:-2]), rows == cols, dtype=D.bool)
 
 
 class _Symmetric(_Square):
     def check(self, value):
-        square = super().check(value)
-        if not bool(square.all()):
-            return square
-        return (value - value.mT).abs().le(1e-6 + 1e-5 * value.mT.abs()).all(-2).all(-1)
+        ok = super().check(value)
+        if not bool(ok.all()):
+            return ok
+        other = value.mT
+        close = (value - other).abs().le(other.abs().mul(1e-5).add(1e-6))
+        return _every_entry(close)
 
 
-class _PositiveSemidefinite(_Symmetric):
+class _SpectralCondition(_Symmetric):
+    """Symmetric matrices whose eigenvalues satisfy ``_spectrum_ok`` (asked only once every
+    matrix in the batch is known to be symmetric)."""
+
     def check(self, value):
-        sym = super().check(value)
-        if not bool(sym.all()):
-            return sym
+        ok = super().check(value)
+        return self._spectrum_ok(value) if bool(ok.all()) else ok
+
+
+class _PositiveSemidefinite(_SpectralCondition):
+    def _spectrum_ok(self, value):
         from .. import linalg
         return linalg.eigvalsh(value).ge(0).all(-1)
 
 
-class _PositiveDefinite(_Symmetric):
-    def check(self, value):
-        sym = super().check(value)
-        if not bool(sym.all()):
-            return sym
+class _PositiveDefinite(_SpectralCondition):
+    def _spectrum_ok(self, value):
         from .. import linalg
-        return linalg.cholesky_ex(value).info.eq(0)
+        return linalg.cholesky_ex(value).info.eq(0)  # Cholesky succeeds iff positive definite
 
+
+# ----------------------------------------------------------------------------- combinations
 
 class _Cat(Constraint):
-    """Constraints ``cseq`` applied to consecutive slices along ``dim`` (as ``ember.cat``)."""
+    """Each of ``cseq`` checks its own block (``lengths``, default 1 each) of ``dim``."""
 
     def __init__(self, cseq, dim=0, lengths=None):
         self.cseq = list(cseq)
-        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
         self.dim = dim
 
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self):
-        return max(c.event_dim for c in self.cseq)
+    is_discrete = property(lambda self: any(c.is_discrete for c in self.cseq))
+    event_dim = property(lambda self: max(c.event_dim for c in self.cseq))
 
     def check(self, value):
-        checks, start = [], 0
-        for constr, length in zip(self.cseq, self.lengths):
-            checks.append(constr.check(value.narrow(self.dim, start, length)))
-            start += length
-        return _cat(checks, self.dim)
+        offsets = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
+        parts = [c.check(value.narrow(self.dim, off, n))
+                 for c, off, n in zip(self.cseq, offsets, self.lengths)]
+        return _cat(parts, self.dim)
 
 
 class _Stack(Constraint):
-    """Constraints ``cseq`` applied to the slices along ``dim`` (as ``ember.stack``)."""
+    """The ``i``-th of ``cseq`` checks index ``i`` of ``dim``."""
 
     def __init__(self, cseq, dim=0):
         self.cseq = list(cseq)
         self.dim = dim
 
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
+    is_discrete = property(lambda self: any(c.is_discrete for c in self.cseq))
 
     @property
     def event_dim(self):
-        dim = max(c.event_dim for c in self.cseq)
-        return dim + 1 if self.dim + dim < 0 else dim
+        inner = max(c.event_dim for c in self.cseq)
+        # a negative dim that reaches into the event makes the stacked dim part of it too
+        return inner + (1 if self.dim + inner < 0 else 0)
 
     def check(self, value):
-        vs = [value.select(self.dim, i) for i in range(value.shape[self.dim])]
-        return _stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
+        return _stack([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
 
 
-dependent = _Dependent()
-dependent_property = _DependentProperty
+# public names: singletons for fixed sets, classes for parametrised ones
+dependent, dependent_property = _Dependent(), _DependentProperty
+real, boolean, one_hot, simplex = _Real(), _Boolean(), _OneHot(), _Simplex()
 independent = _IndependentConstraint
-boolean = _Boolean()
-one_hot = _OneHot()
-nonnegative_integer = _IntegerGreaterThan(0)
-positive_integer = _IntegerGreaterThan(1)
-integer_interval = _IntegerInterval
-real = _Real()
 real_vector = independent(real, 1)
-positive = _GreaterThan(0.0)
-nonnegative = _GreaterThanEq(0.0)
-greater_than = _GreaterThan
-greater_than_eq = _GreaterThanEq
-less_than = _LessThan
-multinomial = _Multinomial
+positive, nonnegative = _GreaterThan(0.0), _GreaterThanEq(0.0)
+nonnegative_integer, positive_integer = _IntegerGreaterThan(0), _IntegerGreaterThan(1)
 unit_interval = _Interval(0.0, 1.0)
-interval = _Interval
-half_open_interval = _HalfOpenInterval
-simplex = _Simplex()
-lower_triangular = _LowerTriangular()
-lower_cholesky = _LowerCholesky()
-corr_cholesky = _CorrCholesky()
-square = _Square()
-symmetric = _Symmetric()
-positive_semidefinite = _PositiveSemidefinite()
-positive_definite = _PositiveDefinite()
-cat = _Cat
-stack = _Stack
+greater_than, greater_than_eq, less_than = _GreaterThan, _GreaterThanEq, _LessThan
+interval, half_open_interval, integer_interval = _Interval, _HalfOpenInterval, _IntegerInterval
+multinomial, cat, stack = _Multinomial, _Cat, _Stack
+lower_triangular, lower_cholesky, corr_cholesky = _LowerTriangular(), _LowerCholesky(), _CorrCholesky()
+square, symmetric = _Square(), _Symmetric()
+positive_semidefinite, positive_definite = _PositiveSemidefinite(), _PositiveDefinite()

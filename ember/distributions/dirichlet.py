@@ -1,6 +1,6 @@
-"""Dirichlet distribution over the simplex with ``concentration`` (last dim = event).
+"""Dirichlet distribution on the probability simplex; ``concentration``'s last dim is the event.
 
-``rsample`` normalises reparameterised Gamma samples, so gradients flow to ``concentration``.
+``rsample`` normalises reparameterised Gamma draws, so gradients reach ``concentration``.
 
 Example:
     >>> import ember
@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 from .. import _dtype as D
+from .._creation import zeros_like
 from .._shape import Size
 from .._tensor_methods.random_dist import _standard_gamma
 from . import constraints
@@ -19,8 +20,15 @@ from .exp_family import ExponentialFamily
 __all__ = ["Dirichlet"]
 
 
+def _log_beta(alpha):
+    """log of the multivariate Beta function over the last dim."""
+    return alpha.lgamma().sum(-1) - alpha.sum(-1).lgamma()
+
+
 class Dirichlet(ExponentialFamily):
-    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
+    """Density ``prod_i x_i^(a_i - 1) / B(a)`` on the simplex, ``a = concentration``."""
+
+    arg_constraints = dict(concentration=constraints.independent(constraints.positive, 1))
     support = constraints.simplex
     has_rsample = True
 
@@ -28,63 +36,45 @@ class Dirichlet(ExponentialFamily):
         if concentration.dim() < 1:
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
-        batch_shape, event_shape = concentration.shape[:-1], concentration.shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = Size(batch_shape)
-        new.concentration = self.concentration.expand(tuple(batch_shape) + tuple(self.event_shape))
-        super(Dirichlet, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+    _total = property(lambda self: self.concentration.sum(-1, keepdim=True))
+    mean = property(lambda self: self.concentration / self._total)
 
-    def rsample(self, sample_shape=()):
-        shape = self._extended_shape(sample_shape)
-        g = _standard_gamma(self.concentration.expand(shape))
+    @property
+    def variance(self):
+        a, a0 = self.concentration, self._total
+        return a * (a0 - a) / (a0 * a0 * (a0 + 1))
+
+    @property
+    def mode(self):
+        excess = (self.concentration - 1).clamp(min=0)
+        mode = excess / excess.sum(-1, keepdim=True)
+        # when every a_i < 1 the density peaks at the vertex of the largest a_i
+        corner = (self.concentration < 1).all(-1, keepdim=True)
+        if bool(corner.any()):
+            vertex = zeros_like(mode).scatter(-1, self.concentration.argmax(-1, keepdim=True), 1.0)
+            mode = vertex.where(corner.expand(mode.shape), mode)
+        return mode
+
+    def rsample(self, sample_shape=Size()):
+        g = _standard_gamma(self.concentration.expand(self._extended_shape(sample_shape)))
         g = g.clamp(min=D.finfo(g.dtype).tiny)
         return g / g.sum(-1, keepdim=True)
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        c = self.concentration
-        return ((c - 1.0).xlogy(value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1))
-
-    @property
-    def mean(self):
-        return self.concentration / self.concentration.sum(-1, True)
-
-    @property
-    def mode(self):
-        concm1 = (self.concentration - 1).clamp(min=0.0)
-        mode = concm1 / concm1.sum(-1, True)
-        mask = (self.concentration < 1).all(-1)
-        if bool(mask.any()):
-            from .._tensor_methods.shape_copy import broadcast_tensors
-            from .._creation import zeros_like
-            onehot = zeros_like(mode)
-            idx = self.concentration.argmax(-1, keepdim=True)
-            onehot = onehot.scatter(-1, idx, 1.0)
-            m, o = broadcast_tensors(mask.unsqueeze(-1), onehot)
-            mode = o.where(m, mode)
-        return mode
-
-    @property
-    def variance(self):
-        con0 = self.concentration.sum(-1, True)
-        return self.concentration * (con0 - self.concentration) / (con0.pow(2) * (con0 + 1))
+        a = self.concentration
+        return (a - 1).xlogy(self._checked(value)).sum(-1) - _log_beta(a)
 
     def entropy(self):
-        c = self.concentration
-        k = c.shape[-1]
-        a0 = c.sum(-1)
-        return (c.lgamma().sum(-1) - a0.lgamma() - (k - a0) * a0.digamma()
-                - ((c - 1.0) * c.digamma()).sum(-1))
+        a = self.concentration
+        a0 = a.sum(-1)
+        k = a.shape[-1]
+        return _log_beta(a) + (a0 - k) * a0.digamma() - ((a - 1) * a.digamma()).sum(-1)
 
     @property
     def _natural_params(self):
         return (self.concentration,)
 
     def _log_normalizer(self, x):
-        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
+        return _log_beta(x)

@@ -1,4 +1,8 @@
-"""ExponentialFamily: the base of Normal, Bernoulli, Gamma, Beta, Dirichlet, Exponential, Poisson...
+"""ExponentialFamily: densities of the form ``exp(<t(x), θ> - F(θ) + k(x))``.
+
+Subclasses expose their natural parameters θ (``_natural_params``), the log-normaliser F
+(``_log_normalizer``) and E[k(x)] (``_mean_carrier_measure``); the KL divergence between two members
+of the same family can be written with these alone (a Bregman divergence of F).
 
 Example:
     >>> import ember
@@ -13,15 +17,15 @@ __all__ = ["ExponentialFamily"]
 
 
 class ExponentialFamily(Distribution):
-    """``p(x; θ) = exp(<t(x), θ> - F(θ) + k(x))``; subclasses give closed-form entropies."""
+    """Base of the exponential-family distributions (Normal, Gamma, Bernoulli, Poisson, ...)."""
 
     @property
     def _natural_params(self):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not expose natural parameters")
 
     def _log_normalizer(self, *natural_params):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not define its log-normalizer")
 
     @property
     def _mean_carrier_measure(self):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not define its carrier measure")

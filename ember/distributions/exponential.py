@@ -1,4 +1,4 @@
-"""Exponential distribution with ``rate``.
+"""Exponential distribution with ``rate`` (mean ``1 / rate``).
 
 Example:
     >>> import ember
@@ -7,68 +7,41 @@ Example:
 """
 from __future__ import annotations
 
-from numbers import Number
-
 from .._creation import empty
 from .._shape import Size
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
 
 __all__ = ["Exponential"]
 
 
 class Exponential(ExponentialFamily):
-    arg_constraints = {"rate": constraints.positive}
+    """Density ``rate * exp(-rate * x)`` on ``x >= 0``."""
+
+    arg_constraints = dict(rate=constraints.positive)
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, Number) else self.rate.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_params(validate_args, rate=rate)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def mean(self):
-        return self.rate.reciprocal()
-
-    @property
-    def mode(self):
-        return self.rate * 0
-
-    @property
-    def stddev(self):
-        return self.rate.reciprocal()
-
-    @property
-    def variance(self):
-        return self.rate.pow(-2)
+    mean = stddev = property(lambda self: self.rate.reciprocal())
+    mode = property(lambda self: self.rate * 0)
+    variance = property(lambda self: self.rate.pow(-2))
 
     def rsample(self, sample_shape=Size()):
-        shape = self._extended_shape(sample_shape)
-        return empty(*shape, dtype=self.rate.dtype).exponential_() / self.rate
+        unit = empty(*self._extended_shape(sample_shape), dtype=self.rate.dtype).exponential_()
+        return unit / self.rate
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return self.rate.log() - self.rate * value
+        return self.rate.log() - self.rate * self._checked(value)
 
     def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 1 - (-self.rate * value).exp()
+        return -(-self.rate * self._checked(value)).expm1()
 
     def icdf(self, value):
-        return -(-value).log1p() / self.rate
+        return (-value).log1p() / -self.rate
 
     def entropy(self):
         return 1.0 - self.rate.log()

@@ -1,4 +1,6 @@
-"""Gamma distribution with ``concentration`` and ``rate``; ``rsample`` is reparameterised.
+"""Gamma distribution with shape ``concentration`` and inverse scale ``rate``.
+
+``rsample`` is reparameterised (the standard-gamma sampler has an implicit derivative).
 
 Example:
     >>> import ember
@@ -7,70 +9,49 @@ Example:
 """
 from __future__ import annotations
 
-from numbers import Number
-
 from .. import _dtype as D
 from .._shape import Size
 from .._tensor_methods.random_dist import _standard_gamma
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
 
 __all__ = ["Gamma"]
 
 
 class Gamma(ExponentialFamily):
-    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    """Density ``rate^c x^(c-1) exp(-rate x) / Γ(c)`` on ``x >= 0``, ``c = concentration``."""
+
+    arg_constraints = dict(concentration=constraints.positive, rate=constraints.positive)
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0
 
     def __init__(self, concentration, rate, validate_args=None):
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        scalar = isinstance(concentration, Number) and isinstance(rate, Number)
-        super().__init__(Size() if scalar else self.concentration.shape, validate_args=validate_args)
+        self._init_params(validate_args, concentration=concentration, rate=rate)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Gamma, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def mean(self):
-        return self.concentration / self.rate
-
-    @property
-    def mode(self):
-        return ((self.concentration - 1) / self.rate).clamp(min=0)
-
-    @property
-    def variance(self):
-        return self.concentration / self.rate.pow(2)
+    mean = property(lambda self: self.concentration / self.rate)
+    variance = property(lambda self: self.concentration / self.rate.pow(2))
+    mode = property(lambda self: ((self.concentration - 1) / self.rate).clamp(min=0))
 
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
-        value.detach().clamp_(min=D.finfo(value.dtype).tiny)  # do not record in the graph
-        return value
+        x = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        # underflowed draws would give log_prob = -inf; nudge them up outside the graph
+        x.detach().clamp_(min=D.finfo(x.dtype).tiny)
+        return x
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = value if hasattr(value, "dtype") else self.rate.new_tensor(value)
-        return (self.concentration.xlogy(self.rate) + (self.concentration - 1).xlogy(value)
-                - self.rate * value - self.concentration.lgamma())
+        c, r = self.concentration, self.rate
+        value = self._checked(value)
+        return c.xlogy(r) - c.lgamma() + (c - 1).xlogy(value) - r * value
 
     def entropy(self):
         c = self.concentration
-        return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()
+        return c.lgamma() + c - self.rate.log() - (c - 1) * c.digamma()
 
     @property
     def _natural_params(self):
         return (self.concentration - 1, -self.rate)
 
     def _log_normalizer(self, x, y):
-        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+        return (x + 1).lgamma() - (x + 1) * (-y).log()

@@ -1,4 +1,5 @@
-"""Independent: reinterpret batch dims of a distribution as event dims (log_prob sums over them).
+"""Independent: treat the rightmost batch dims of a distribution as event dims, so ``log_prob``
+and ``entropy`` sum over them.
 
 Example:
     >>> import ember
@@ -18,58 +19,34 @@ __all__ = ["Independent"]
 
 
 class Independent(Distribution):
+    """Wraps ``base_distribution``, moving ``reinterpreted_batch_ndims`` batch dims into the event."""
+
     arg_constraints: dict = {}
 
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
-        if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
+        k, nb = reinterpreted_batch_ndims, len(base_distribution.batch_shape)
+        if k > nb:
             raise ValueError("Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), "
-                             f"actual {reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}")
-        shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
-        event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
-        batch_shape = shape[:len(shape) - event_dim]
-        event_shape = shape[len(shape) - event_dim:]
+                             f"actual {k} vs {nb}")
         self.base_dist = base_distribution
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        self.reinterpreted_batch_ndims = k
+        full = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
+        split = nb - k
+        super().__init__(full[:split], full[split:], validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Independent, _instance)
-        batch_shape = Size(batch_shape)
-        new.base_dist = self.base_dist.expand(
-            tuple(batch_shape) + tuple(self.event_shape[:self.reinterpreted_batch_ndims]))
-        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        super(Independent, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
-
-    @property
-    def has_enumerate_support(self):
-        if self.reinterpreted_batch_ndims > 0:
-            return False
-        return self.base_dist.has_enumerate_support
+    has_rsample = property(lambda self: self.base_dist.has_rsample)
+    has_enumerate_support = property(
+        lambda self: self.reinterpreted_batch_ndims == 0 and self.base_dist.has_enumerate_support)
 
     @constraints.dependent_property
     def support(self):
-        result = self.base_dist.support
-        if self.reinterpreted_batch_ndims:
-            result = constraints.independent(result, self.reinterpreted_batch_ndims)
-        return result
+        inner = self.base_dist.support
+        k = self.reinterpreted_batch_ndims
+        return constraints.independent(inner, k) if k else inner
 
-    @property
-    def mean(self):
-        return self.base_dist.mean
-
-    @property
-    def mode(self):
-        return self.base_dist.mode
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
+    mean = property(lambda self: self.base_dist.mean)
+    mode = property(lambda self: self.base_dist.mode)
+    variance = property(lambda self: self.base_dist.variance)
 
     def sample(self, sample_shape=Size()):
         return self.base_dist.sample(sample_shape)
@@ -84,9 +61,9 @@ class Independent(Distribution):
         return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
 
     def enumerate_support(self, expand=True):
-        if self.reinterpreted_batch_ndims > 0:
+        if self.reinterpreted_batch_ndims:
             raise NotImplementedError("Enumeration over cartesian product is not implemented")
         return self.base_dist.enumerate_support(expand=expand)
 
     def __repr__(self):
-        return f"{self.__class__.__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"
+        return f"{type(self).__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"

@@ -10,270 +10,272 @@ from __future__ import annotations
 
 import math
 import warnings
-from functools import total_ordering
 
 from .. import linalg
-from .._tensor_methods.shape_copy import broadcast_shapes
+from .._shape import broadcast_shapes as _bshape
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .dirichlet import Dirichlet
-from .distribution import Distribution
 from .exponential import Exponential
 from .gamma import Gamma
 from .independent import Independent
 from .laplace import Laplace
-from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
-from .transforms import _softplus
+from .transforms import _log1p_exp
 from .uniform import Uniform
-from .utils import _sum_rightmost, euler_constant as _euler_gamma
+from .utils import _sum_rightmost
 
-__all__ = ["register_kl", "kl_divergence"]
+__all__ = ["kl_divergence", "register_kl"]
 
-_KL_REGISTRY: dict = {}
-_KL_MEMOIZE: dict = {}
-_INF = math.inf
+_EULER = 0.57721566490153286061
+_registry: dict = {}   # (type_p, type_q) -> fn, as registered
+_resolved: dict = {}   # (type(p), type(q)) -> fn or None, filled lazily
 
 
 def register_kl(type_p, type_q):
-    """Decorator registering ``fn(p, q)`` as the KL divergence of a pair of distribution types."""
-    if not isinstance(type_p, type) and issubclass(type_p, Distribution):
-        raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
-    if not isinstance(type_q, type) and issubclass(type_q, Distribution):
-        raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
+    """Decorator registering ``fn(p, q)`` as ``KL(p || q)`` for instances of the given types.
 
-    def decorator(fun):
-        _KL_REGISTRY[type_p, type_q] = fun
-        _KL_MEMOIZE.clear()
-        return fun
+    Example:
+        >>> import ember
+        >>> from ember.distributions import Normal, kl_divergence, register_kl
+        >>> class MyNormal(Normal): pass
+        >>> @register_kl(MyNormal, Normal)
+        ... def _kl(p, q): return ember.tensor(0.0)
+        >>> kl_divergence(MyNormal(0.0, 1.0), Normal(3.0, 1.0))
+        tensor(0.)
+    """
+    for t, label in ((type_p, "type_p"), (type_q, "type_q")):
+        if not isinstance(t, type):
+            raise TypeError(f"Expected {label} to be a Distribution subclass but got {t}")
+
+    def decorator(fn):
+        _registry[(type_p, type_q)] = fn
+        _resolved.clear()  # a new pair may change which function is most specific
+        return fn
     return decorator
 
 
-@total_ordering
-class _Match:
-    __slots__ = ["types"]
+def _resolve(tp, tq):
+    """The function of the most specific registered pair covering ``(tp, tq)``, or None.
 
-    def __init__(self, *types):
-        self.types = types
-
-    def __eq__(self, other):
-        return self.types == other.types
-
-    def __le__(self, other):
-        for x, y in zip(self.types, other.types):
-            if not issubclass(x, y):
-                return False
-            if x is not y:
-                break
-        return True
-
-
-def _dispatch_kl(type_p, type_q):
-    matches = [(sp, sq) for sp, sq in _KL_REGISTRY if issubclass(type_p, sp) and issubclass(type_q, sq)]
-    if not matches:
-        return NotImplemented
-    left_p, left_q = min(_Match(*m) for m in matches).types
-    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
-    left_fun = _KL_REGISTRY[left_p, left_q]
-    right_fun = _KL_REGISTRY[right_p, right_q]
-    if left_fun is not right_fun:
-        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please register_kl"
-                      f"({left_p.__name__}, {right_q.__name__})", RuntimeWarning, stacklevel=2)
-    return left_fun
+    Specificity is measured by position in each type's MRO. Ranking p first and ranking q first
+    can disagree; then the pair is ambiguous and torch's warning is given (p-first wins)."""
+    mro_p, mro_q = tp.__mro__, tq.__mro__
+    ranks = {}
+    for (sp, sq) in _registry:
+        if sp in mro_p and sq in mro_q:
+            ranks[(sp, sq)] = (mro_p.index(sp), mro_q.index(sq))
+    if not ranks:
+        return None
+    by_p = min(ranks, key=lambda k: ranks[k])
+    by_q = min(ranks, key=lambda k: ranks[k][::-1])
+    if _registry[by_p] is not _registry[by_q]:
+        warnings.warn(f"Ambiguous kl_divergence({tp.__name__}, {tq.__name__}). Please register_kl"
+                      f"({by_p[0].__name__}, {by_q[1].__name__})", RuntimeWarning, stacklevel=3)
+    return _registry[by_p]
 
 
 def kl_divergence(p, q):
-    """``KL(p || q)`` for a registered pair of distribution types, batched over batch_shape."""
-    try:
-        fun = _KL_MEMOIZE[type(p), type(q)]
-    except KeyError:
-        fun = _dispatch_kl(type(p), type(q))
-        _KL_MEMOIZE[type(p), type(q)] = fun
-    if fun is NotImplemented:
-        raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} "
-                                  f"and q type {q.__class__.__name__}")
-    return fun(p, q)
+    """``KL(p || q)`` for a registered pair of distribution types, batched over ``batch_shape``."""
+    key = (type(p), type(q))
+    if key not in _resolved:
+        _resolved[key] = _resolve(*key)
+    fn = _resolved[key]
+    if fn is None:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} "
+                                  f"and q type {type(q).__name__}")
+    return fn(p, q)
 
 
-def _set(t, mask, value):
-    return t.masked_fill(mask, value)
+def _inf_where(value, mask):
+    return value.masked_fill(mask, math.inf)
 
 
-@register_kl(Bernoulli, Bernoulli)
-def _kl_bernoulli_bernoulli(p, q):
-    t1 = p.probs * (_softplus(-q.logits) - _softplus(-p.logits))
-    t1 = _set(_set(t1, q.probs == 0, _INF), p.probs == 0, 0)
-    t2 = (1 - p.probs) * (_softplus(q.logits) - _softplus(p.logits))
-    t2 = _set(_set(t2, q.probs == 1, _INF), p.probs == 1, 0)
-    return t1 + t2
+def _zero_where(value, mask):
+    return value.masked_fill(mask, 0.0)
 
 
-@register_kl(Beta, Beta)
-def _kl_beta_beta(p, q):
-    sum_p = p.concentration1 + p.concentration0
-    sum_q = q.concentration1 + q.concentration0
-    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
-    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
-    t3 = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
-    t4 = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
-    t5 = (sum_q - sum_p) * sum_p.digamma()
-    return t1 - t2 + t3 + t4 + t5
+# ----------------------------------------------------------------------------- same family
+
+def _normal_pair(p, q):
+    ratio_sq = (p.scale / q.scale).pow(2)
+    shift_sq = ((p.loc - q.loc) / q.scale).pow(2)
+    return (ratio_sq - ratio_sq.log() + shift_sq - 1) * 0.5
 
 
-@register_kl(Binomial, Binomial)
-def _kl_binomial_binomial(p, q):
-    if bool((p.total_count < q.total_count).any()):
+def _bernoulli_pair(p, q):
+    # log p = -softplus(-logit), log(1 - p) = -softplus(logit); 0*log0 counts as 0
+    on = p.probs * (_log1p_exp(q.logits.neg()) - _log1p_exp(p.logits.neg()))
+    on = _zero_where(_inf_where(on, q.probs.eq(0)), p.probs.eq(0))
+    off = (1 - p.probs) * (_log1p_exp(q.logits) - _log1p_exp(p.logits))
+    off = _zero_where(_inf_where(off, q.probs.eq(1)), p.probs.eq(1))
+    return on + off
+
+
+def _categorical_kl(pp, pl, qp, ql):
+    terms = pp * (pl - ql)
+    terms = _inf_where(terms, qp.eq(0).expand_as(terms))
+    return _zero_where(terms, pp.eq(0).expand_as(terms)).sum(-1)
+
+
+def _categorical_pair(p, q):
+    return _categorical_kl(p.probs, p.logits, q.probs, q.logits)
+
+
+def _onehotcategorical_pair(p, q):
+    return _categorical_kl(p.probs, p.logits, q.probs, q.logits)
+
+
+def _binomial_pair(p, q):
+    # only the equal-count case has a closed form; fewer trials in q gives infinity
+    if bool(p.total_count.lt(q.total_count).any()):
         raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not "
                                   "implemented")
-    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
-    return _set(kl, p.total_count > q.total_count, _INF)
+    per_trial = p.probs * (p.logits - q.logits) + p.probs.neg().log1p() - q.probs.neg().log1p()
+    return _inf_where(p.total_count * per_trial, p.total_count.gt(q.total_count))
 
 
-@register_kl(Categorical, Categorical)
-def _kl_categorical_categorical(p, q):
-    t = p.probs * (p.logits - q.logits)
-    t = _set(t, (q.probs == 0).expand_as(t), _INF)
-    t = _set(t, (p.probs == 0).expand_as(t), 0)
-    return t.sum(-1)
+def _poisson_pair(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) + q.rate - p.rate
 
 
-@register_kl(OneHotCategorical, OneHotCategorical)
-def _kl_onehotcategorical_onehotcategorical(p, q):
-    return _kl_categorical_categorical(p._categorical, q._categorical)
+def _exponential_pair(p, q):
+    r = q.rate / p.rate
+    return r - r.log() - 1
 
 
-@register_kl(Dirichlet, Dirichlet)
-def _kl_dirichlet_dirichlet(p, q):
-    sum_p = p.concentration.sum(-1)
-    sum_q = q.concentration.sum(-1)
-    t1 = sum_p.lgamma() - sum_q.lgamma()
-    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
-    t3 = p.concentration - q.concentration
-    t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
-    return t1 - t2 + (t3 * t4).sum(-1)
+def _gamma_pair(p, q):
+    a, b, c, d = p.concentration, p.rate, q.concentration, q.rate
+    return (c * (b / d).log() + c.lgamma() - a.lgamma() + (a - c) * a.digamma()
+            + (d - b) * a / b)
 
 
-@register_kl(Exponential, Exponential)
-def _kl_exponential_exponential(p, q):
-    rate_ratio = q.rate / p.rate
-    return -rate_ratio.log() + rate_ratio - 1
+def _beta_pair(p, q):
+    a1, b1, a2, b2 = p.concentration1, p.concentration0, q.concentration1, q.concentration0
+    s1, s2 = a1 + b1, a2 + b2
+    log_norms = (a2.lgamma() + b2.lgamma() - s2.lgamma()) - (a1.lgamma() + b1.lgamma() - s1.lgamma())
+    return (log_norms + (a1 - a2) * a1.digamma() + (b1 - b2) * b1.digamma()
+            + (s2 - s1) * s1.digamma())
 
 
-@register_kl(Gamma, Gamma)
-def _kl_gamma_gamma(p, q):
-    t1 = q.concentration * (p.rate / q.rate).log()
-    t2 = q.concentration.lgamma() - p.concentration.lgamma()
-    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
-    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
-    return t1 + t2 + t3 + t4
+def _dirichlet_pair(p, q):
+    a, b = p.concentration, q.concentration
+    a0, b0 = a.sum(-1), b.sum(-1)
+    expected_log = a.digamma() - a0.digamma().unsqueeze(-1)
+    return (a0.lgamma() - b0.lgamma() + (b.lgamma() - a.lgamma()).sum(-1)
+            + ((a - b) * expected_log).sum(-1))
 
 
-@register_kl(Laplace, Laplace)
-def _kl_laplace_laplace(p, q):
-    scale_ratio = p.scale / q.scale
-    loc_abs_diff = (p.loc - q.loc).abs()
-    t1 = -scale_ratio.log()
-    t2 = loc_abs_diff / q.scale
-    t3 = scale_ratio * (-loc_abs_diff / p.scale).exp()
-    return t1 + t2 + t3 - 1
+def _laplace_pair(p, q):
+    gap = (p.loc - q.loc).abs()
+    r = p.scale / q.scale
+    return gap / q.scale + r * (gap / p.scale).neg().exp() - r.log() - 1
 
 
-@register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_multivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
+def _uniform_pair(p, q):
+    value = ((q.high - q.low) / (p.high - p.low)).log()
+    return _inf_where(value, q.low.gt(p.low).logical_or(q.high.lt(p.high)))
+
+
+def _multivariatenormal_pair(p, q):
+    if tuple(p.event_shape) != tuple(q.event_shape):
         raise ValueError("KL-divergence between two Multivariate Normals with different event "
                          "shapes cannot be computed")
-    qL, pL = q._unbroadcasted_scale_tril, p._unbroadcasted_scale_tril
-    half_term1 = qL.diagonal(0, -2, -1).log().sum(-1) - pL.diagonal(0, -2, -1).log().sum(-1)
-    batch = tuple(broadcast_shapes(tuple(qL.shape[:-2]), tuple(pL.shape[:-2])))
     n = p.event_shape[0]
-    sol = linalg.solve_triangular(qL.expand(batch + (n, n)), pL.expand(batch + (n, n)), upper=False)
-    term2 = sol.pow(2).sum((-2, -1))
-    term3 = _batch_mahalanobis(qL, q.loc - p.loc)
-    return half_term1 + 0.5 * (term2 + term3 - n)
+    Lp, Lq, diff = p.scale_tril, q.scale_tril, q.loc - p.loc
+    batch = tuple(_bshape(tuple(Lp.shape[:-2]), tuple(Lq.shape[:-2]), tuple(diff.shape[:-1])))
+    Lq = Lq.expand(batch + (n, n))
+    log_det_ratio = (Lq.diagonal(0, -2, -1).log().sum(-1)
+                     - Lp.diagonal(0, -2, -1).log().sum(-1))
+    trace = linalg.solve_triangular(Lq, Lp.expand(batch + (n, n)), upper=False).pow(2).sum((-2, -1))
+    maha = linalg.solve_triangular(Lq, diff.expand(batch + (n,)).unsqueeze(-1), upper=False)
+    return log_det_ratio + (trace + maha.squeeze(-1).pow(2).sum(-1) - n) * 0.5
 
 
-@register_kl(Normal, Normal)
-def _kl_normal_normal(p, q):
-    var_ratio = (p.scale / q.scale).pow(2)
-    t1 = ((p.loc - q.loc) / q.scale).pow(2)
-    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
-
-
-@register_kl(Poisson, Poisson)
-def _kl_poisson_poisson(p, q):
-    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
-
-
-@register_kl(TransformedDistribution, TransformedDistribution)
-def _kl_transformed_transformed(p, q):
-    if p.transforms != q.transforms:
+def _independent_pair(p, q):
+    k = p.reinterpreted_batch_ndims
+    if q.reinterpreted_batch_ndims != k:
         raise NotImplementedError
-    if p.event_shape != q.event_shape:
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), k)
+
+
+def _transformeddistribution_pair(p, q):
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
         raise NotImplementedError
-    return kl_divergence(p.base_dist, q.base_dist)
+    return kl_divergence(p.base_dist, q.base_dist)  # equal bijections cancel
 
 
-@register_kl(Uniform, Uniform)
-def _kl_uniform_uniform(p, q):
-    result = ((q.high - q.low) / (p.high - p.low)).log()
-    return _set(result, (q.low > p.low) | (q.high < p.high), _INF)
+# ----------------------------------------------------------------------------- mixed families
+
+def _uniform_normal(p, q):
+    width = p.high - p.low
+    mid_gap = (p.high + p.low) / 2 - q.loc
+    log_ratio = (q.scale * math.sqrt(2 * math.pi) / width).log()
+    return log_ratio + (width.pow(2) / 12 + mid_gap.pow(2)) / (2 * q.scale.pow(2))
 
 
-@register_kl(Independent, Independent)
-def _kl_independent_independent(p, q):
-    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
-        raise NotImplementedError
-    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+def _uniform_gamma(p, q):
+    width = p.high - p.low
+    k, r = q.concentration, q.rate
+    mean_log_x = (p.high.xlogy(p.high) - p.low.xlogy(p.low)) / width - 1
+    value = (k.lgamma() - k * r.log() - width.log() + (1 - k) * mean_log_x
+             + r * (p.high + p.low) / 2)
+    return _inf_where(value, p.low.lt(0))
 
 
-@register_kl(Uniform, Normal)
-def _kl_uniform_normal(p, q):
-    common_term = p.high - p.low
-    t1 = (math.sqrt(math.pi * 2) * q.scale / common_term).log()
-    t2 = common_term.pow(2) / 12
-    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
-    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+def _exponential_gamma(p, q):
+    k = q.concentration
+    r = q.rate / p.rate
+    return r - k * r.log() + k.lgamma() + k * _EULER - (1 + _EULER)
 
 
-@register_kl(Uniform, Gamma)
-def _kl_uniform_gamma(p, q):
-    common_term = p.high - p.low
-    t1 = q.concentration.lgamma() - q.concentration * q.rate.log()
-    t2 = (1 - q.concentration) * ((p.high.xlogy(p.high) - p.low.xlogy(p.low)) / common_term - 1)
-    t3 = q.rate * (p.high + p.low) / 2
-    return _set(-common_term.log() + t1 + t2 + t3, p.low < 0, _INF)
+def _gamma_exponential(p, q):
+    return q.rate * p.mean - q.rate.log() - p.entropy()
 
 
-@register_kl(Exponential, Gamma)
-def _kl_exponential_gamma(p, q):
-    ratio = q.rate / p.rate
-    t1 = -q.concentration * ratio.log()
-    return t1 + ratio + q.concentration.lgamma() + q.concentration * _euler_gamma - (1 + _euler_gamma)
+def _beta_uniform(p, q):
+    value = (q.high - q.low).log() - p.entropy()
+    return _inf_where(value, q.low.gt(0).logical_or(q.high.lt(1)))
 
 
-@register_kl(Gamma, Exponential)
-def _kl_gamma_exponential(p, q):
-    return -p.entropy() - q.rate.log() + q.rate * p.mean
+def _normal_laplace(p, q):
+    d = p.loc - q.loc
+    s = p.scale
+    # E_p|x - m_q| for a normal p: s*sqrt(2/pi)*exp(-d^2/2s^2) + d*erf(d/(s*sqrt 2))
+    mean_abs = (s * math.sqrt(2 / math.pi) * (d / s).pow(2).mul(-0.5).exp()
+                + d * (d / (s * math.sqrt(2))).erf())
+    return mean_abs / q.scale - (s / q.scale).log() - 0.5 * (1 + math.log(0.5 * math.pi))
 
 
-@register_kl(Beta, Uniform)
-def _kl_beta_uniform(p, q):
-    result = -p.entropy() + (q.high - q.low).log()
-    return _set(result, (q.low > 0) | (q.high < 1), _INF)
-
-
-@register_kl(Normal, Laplace)
-def _kl_normal_laplace(p, q):
-    loc_diff = p.loc - q.loc
-    scale_ratio = p.scale / q.scale
-    loc_diff_scale_ratio = loc_diff / p.scale
-    t1 = scale_ratio.log()
-    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
-    t3 = loc_diff * (loc_diff / (p.scale * math.sqrt(2))).erf()
-    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+# registration table: (type of p, type of q, function)
+for _tp, _tq, _fn in [
+        (Normal, Normal, _normal_pair),
+        (Bernoulli, Bernoulli, _bernoulli_pair),
+        (Categorical, Categorical, _categorical_pair),
+        (OneHotCategorical, OneHotCategorical, _onehotcategorical_pair),
+        (Binomial, Binomial, _binomial_pair),
+        (Poisson, Poisson, _poisson_pair),
+        (Exponential, Exponential, _exponential_pair),
+        (Gamma, Gamma, _gamma_pair),
+        (Beta, Beta, _beta_pair),
+        (Dirichlet, Dirichlet, _dirichlet_pair),
+        (Laplace, Laplace, _laplace_pair),
+        (Uniform, Uniform, _uniform_pair),
+        (MultivariateNormal, MultivariateNormal, _multivariatenormal_pair),
+        (Independent, Independent, _independent_pair),
+        (TransformedDistribution, TransformedDistribution, _transformeddistribution_pair),
+        (Uniform, Normal, _uniform_normal),
+        (Uniform, Gamma, _uniform_gamma),
+        (Exponential, Gamma, _exponential_gamma),
+        (Gamma, Exponential, _gamma_exponential),
+        (Beta, Uniform, _beta_uniform),
+        (Normal, Laplace, _normal_laplace),
+]:
+    register_kl(_tp, _tq)(_fn)
+del _tp, _tq, _fn

@@ -1,4 +1,4 @@
-"""Laplace distribution with ``loc`` and ``scale``.
+"""Laplace (double exponential) distribution with location ``loc`` and scale ``scale``.
 
 Example:
     >>> import ember
@@ -7,76 +7,47 @@ Example:
 """
 from __future__ import annotations
 
-
-from numbers import Number
+import math
 
 from .. import _dtype as D
 from .._creation import empty
 from .._shape import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Laplace"]
 
 
 class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    """Density ``exp(-|x - loc| / scale) / (2 scale)``."""
+
+    arg_constraints = dict(loc=constraints.real, scale=constraints.positive)
     support = constraints.real
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, Number) and isinstance(scale, Number) else self.loc.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_params(validate_args, loc=loc, scale=scale)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Laplace, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
-    @property
-    def variance(self):
-        return 2 * self.scale.pow(2)
-
-    @property
-    def stddev(self):
-        return 2 ** 0.5 * self.scale
+    mean = mode = property(lambda self: self.loc)
+    variance = property(lambda self: 2 * self.scale * self.scale)
+    stddev = property(lambda self: math.sqrt(2) * self.scale)
 
     def rsample(self, sample_shape=Size()):
-        shape = self._extended_shape(sample_shape)
-        eps = D.finfo(self.loc.dtype).eps
-        u = empty(*shape, dtype=self.loc.dtype).uniform_(eps - 1, 1)
-        return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
+        # inverse-cdf sampling; keep u away from 0 where icdf is -inf
+        u = empty(*self._extended_shape(sample_shape), dtype=self.loc.dtype)
+        return self.icdf(u.uniform_(D.finfo(u.dtype).eps / 2, 1.0))
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
+        dev = (self._checked(value) - self.loc).abs()
+        return -dev / self.scale - (2 * self.scale).log()
 
     def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 0.5 - 0.5 * (value - self.loc).sign() * (-(value - self.loc).abs() / self.scale).expm1()
+        d = self._checked(value) - self.loc
+        return 0.5 - 0.5 * d.sign() * (-d.abs() / self.scale).expm1()
 
     def icdf(self, value):
-        term = value - 0.5
-        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
+        c = value - 0.5
+        return self.loc - self.scale * c.sign() * (-2 * c.abs()).log1p()
 
     def entropy(self):
-        return 1 + (2 * self.scale).log()
-
-
-
+        return (2 * self.scale).log() + 1

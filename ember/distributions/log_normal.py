@@ -1,4 +1,4 @@
-"""LogNormal: ``exp`` of a Normal(loc, scale).
+"""LogNormal: the law of ``exp(X)`` for ``X ~ Normal(loc, scale)``.
 
 Example:
     >>> import ember
@@ -7,7 +7,6 @@ Example:
 """
 from __future__ import annotations
 
-from .._shape import Size
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
@@ -17,38 +16,36 @@ __all__ = ["LogNormal"]
 
 
 class LogNormal(TransformedDistribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    """``exp`` of a Normal; ``loc`` and ``scale`` are the mean and std of ``log x``."""
+
+    arg_constraints = dict(loc=constraints.real, scale=constraints.positive)
     support = constraints.positive
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        base_dist = Normal(loc, scale, validate_args=validate_args)
-        super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
+        normal = Normal(loc, scale, validate_args=validate_args)
+        super().__init__(normal, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogNormal, _instance)
-        return super().expand(Size(batch_shape), _instance=new)
+        blank = self._get_checked_instance(LogNormal, _instance)
+        return super().expand(batch_shape, _instance=blank)
 
-    @property
-    def loc(self):
-        return self.base_dist.loc
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    loc = property(lambda self: self.base_dist.loc)
+    scale = property(lambda self: self.base_dist.scale)
 
     @property
     def mean(self):
-        return (self.loc + self.scale.pow(2) / 2).exp()
+        return (self.loc + 0.5 * self.scale.pow(2)).exp()
 
     @property
     def mode(self):
-        return (self.loc - self.scale.square()).exp()
+        return (self.loc - self.scale.pow(2)).exp()
 
     @property
     def variance(self):
-        scale_sq = self.scale.pow(2)
-        return scale_sq.expm1() * (2 * self.loc + scale_sq).exp()
+        s2 = self.scale.pow(2)
+        # (e^{s²} - 1) e^{2μ + s²}
+        return s2.expm1() * (2 * self.loc + s2).exp()
 
     def entropy(self):
         return self.base_dist.entropy() + self.loc

@@ -1,4 +1,8 @@
-"""MultivariateNormal with ``loc`` and one of ``covariance_matrix``, ``precision_matrix``, ``scale_tril``.
+"""Multivariate normal with mean ``loc`` and exactly one of ``covariance_matrix``,
+``precision_matrix`` or ``scale_tril`` (lower Cholesky factor of the covariance).
+
+Everything is computed from one lower-triangular factor L with ``L L^T = Σ``, kept without
+batch broadcasting (``_unbroadcasted_scale_tril``) so shared matrices are factored once.
 
 Example:
     >>> import ember
@@ -10,44 +14,45 @@ from __future__ import annotations
 
 import math
 
-from .._creation import eye
-from .._shape import Size
-from .._tensor_methods.shape_copy import broadcast_shapes
 from .. import linalg
+from .._shape import Size
+from .._tensor_methods.linalg_decomp import cholesky_inverse
+from .._tensor_methods.shape_copy import broadcast_shapes
 from . import constraints
 from .distribution import Distribution
 from .utils import _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
+_MATRICES = ("covariance_matrix", "precision_matrix", "scale_tril")
+
 
 def _batch_mv(bmat, bvec):
-    """Batched matrix-vector product with broadcasting: ``(..., n, n) @ (..., n)``."""
-    return bmat.matmul(bvec.unsqueeze(-1)).squeeze(-1)
+    """``bmat @ bvec`` for stacks of matrices and vectors that broadcast against each other."""
+    return (bmat @ bvec.unsqueeze(-1)).squeeze(-1)
 
 
 def _batch_mahalanobis(bL, bx):
-    """``x^T (L L^T)^-1 x`` over broadcast batch dims."""
-    shape = broadcast_shapes(tuple(bL.shape[:-2]), tuple(bx.shape[:-1]))
+    """Squared Mahalanobis norm ``x^T (L L^T)^{-1} x = |L^{-1} x|^2``, batch dims broadcast."""
     n = bx.shape[-1]
-    L = bL.expand(tuple(shape) + (n, n))
-    x = bx.expand(tuple(shape) + (n,))
-    sol = linalg.solve_triangular(L, x.unsqueeze(-1), upper=False).squeeze(-1)
-    return sol.pow(2).sum(-1)
+    batch = tuple(broadcast_shapes(tuple(bL.shape[:-2]), tuple(bx.shape[:-1])))
+    y = linalg.solve_triangular(bL.expand(batch + (n, n)), bx.expand(batch + (n,)).unsqueeze(-1),
+                                upper=False)
+    return y.squeeze(-1).pow(2).sum(-1)
 
 
-def _precision_to_scale_tril(P):
-    Lf = linalg.cholesky(P.flip((-2, -1)))
-    L_inv = Lf.flip((-2, -1)).mT
-    Id = eye(P.shape[-1], dtype=P.dtype)
-    return linalg.solve_triangular(L_inv, Id.expand(L_inv.shape), upper=False)
+def _tril_from_precision(P):
+    # Σ = P^{-1}, obtained from P's own Cholesky factor, then factored again
+    return linalg.cholesky(cholesky_inverse(linalg.cholesky(P)))
 
 
 class MultivariateNormal(Distribution):
-    arg_constraints = {"loc": constraints.real_vector,
-                       "covariance_matrix": constraints.positive_definite,
-                       "precision_matrix": constraints.positive_definite,
-                       "scale_tril": constraints.lower_cholesky}
+    """N(loc, Σ) over vectors (event shape ``(n,)``)."""
+
+    arg_constraints = dict(loc=constraints.real_vector,
+                           covariance_matrix=constraints.positive_definite,
+                           precision_matrix=constraints.positive_definite,
+                           scale_tril=constraints.lower_cholesky)
     support = constraints.real_vector
     has_rsample = True
 
@@ -55,88 +60,64 @@ class MultivariateNormal(Distribution):
                  validate_args=None):
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
+        given = {k: v for k, v in zip(_MATRICES, (covariance_matrix, precision_matrix, scale_tril))
+                 if v is not None}
+        if len(given) != 1:
             raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may "
                              "be specified.")
-        matrix = scale_tril if scale_tril is not None else (
-            covariance_matrix if covariance_matrix is not None else precision_matrix)
-        name = ("scale_tril" if scale_tril is not None else
-                "covariance_matrix" if covariance_matrix is not None else "precision_matrix")
+        (name, matrix), = given.items()
         if matrix.dim() < 2:
             raise ValueError(f"{name} matrix must be at least two-dimensional, with optional "
                              "leading batch dimensions")
-        batch_shape = broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
         n = loc.shape[-1]
-        setattr(self, name, matrix.expand(tuple(batch_shape) + (n, n)))
-        self.loc = loc.expand(tuple(batch_shape) + (-1,))
-        super().__init__(batch_shape, loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = linalg.cholesky(covariance_matrix)
+        batch = tuple(broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1])))
+        setattr(self, name, matrix.expand(batch + (n, n)))
+        self.loc = loc.expand(batch + (n,))
+        super().__init__(batch, (n,), validate_args=validate_args)
+        if name == "scale_tril":
+            self._unbroadcasted_scale_tril = matrix
+        elif name == "covariance_matrix":
+            self._unbroadcasted_scale_tril = linalg.cholesky(matrix)
         else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+            self._unbroadcasted_scale_tril = _tril_from_precision(matrix)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(MultivariateNormal, _instance)
-        batch_shape = Size(batch_shape)
-        loc_shape = tuple(batch_shape) + tuple(self.event_shape)
-        cov_shape = loc_shape + tuple(self.event_shape)
-        new.loc = self.loc.expand(loc_shape)
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(cov_shape))
-        super(MultivariateNormal, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+    def _full(self, m):
+        return m.expand(tuple(self._batch_shape) + tuple(self._event_shape) * 2)
 
     @lazy_property
     def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(
-            tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape))
+        return self._full(self._unbroadcasted_scale_tril)
 
     @lazy_property
     def covariance_matrix(self):
         L = self._unbroadcasted_scale_tril
-        return L.matmul(L.mT).expand(
-            tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape))
+        return self._full(L @ L.mT)
 
     @lazy_property
     def precision_matrix(self):
-        from .._tensor_methods.linalg_decomp import cholesky_inverse
-        return cholesky_inverse(self._unbroadcasted_scale_tril).expand(
-            tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape))
+        return self._full(cholesky_inverse(self._unbroadcasted_scale_tril))
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    mean = mode = property(lambda self: self.loc)
 
     @property
     def variance(self):
-        return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(
-            tuple(self._batch_shape) + tuple(self._event_shape))
+        # diag(L L^T)_i = sum_j L_ij^2
+        row_norms = self._unbroadcasted_scale_tril.pow(2).sum(-1)
+        return row_norms.expand(tuple(self._batch_shape) + tuple(self._event_shape))
+
+    def _half_log_det(self):
+        return self._unbroadcasted_scale_tril.diagonal(0, -2, -1).log().sum(-1)
 
     def rsample(self, sample_shape=Size()):
-        shape = self._extended_shape(sample_shape)
-        eps = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps = _standard_normal(self._extended_shape(sample_shape), self.loc.dtype, self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        diff = value - self.loc
-        M = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
-        half_log_det = self._unbroadcasted_scale_tril.diagonal(0, -2, -1).log().sum(-1)
-        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - half_log_det
+        n = self._event_shape[0]
+        maha = _batch_mahalanobis(self._unbroadcasted_scale_tril, self._checked(value) - self.loc)
+        return -0.5 * (maha + n * math.log(2 * math.pi)) - self._half_log_det()
 
     def entropy(self):
-        half_log_det = self._unbroadcasted_scale_tril.diagonal(0, -2, -1).log().sum(-1)
-        H = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + half_log_det
-        if len(self._batch_shape) == 0:
-            return H
-        return H.expand(self._batch_shape)
+        n = self._event_shape[0]
+        h = self._half_log_det() + 0.5 * n * (1.0 + math.log(2 * math.pi))
+        return h.expand(self._batch_shape) if len(self._batch_shape) else h

@@ -1,4 +1,4 @@
-"""Normal (Gaussian) distribution with ``loc`` and ``scale``.
+"""Normal (Gaussian) distribution with mean ``loc`` and standard deviation ``scale``.
 
 Example:
     >>> import ember
@@ -8,85 +8,54 @@ Example:
 from __future__ import annotations
 
 import math
-from numbers import Number, Real
 
 from .._shape import Size
-from ..autograd.grad_mode import no_grad
-from .._tensor_methods.random import normal as _normal
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal, broadcast_all
+from .utils import LOG_SQRT_2PI, _standard_normal
 
 __all__ = ["Normal"]
 
+_SQRT2 = math.sqrt(2.0)
+
 
 class Normal(ExponentialFamily):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    """N(loc, scale²), elementwise over the broadcast shape of ``loc`` and ``scale``."""
+
+    arg_constraints = dict(loc=constraints.real, scale=constraints.positive)
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, Number) and isinstance(scale, Number) else self.loc.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_params(validate_args, loc=loc, scale=scale)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
-    @property
-    def stddev(self):
-        return self.scale
-
-    @property
-    def variance(self):
-        return self.stddev.pow(2)
-
-    def sample(self, sample_shape=Size()):
-        shape = self._extended_shape(sample_shape)
-        with no_grad():
-            return _normal(self.loc.expand(shape), self.scale.expand(shape))
+    mean = mode = property(lambda self: self.loc)
+    stddev = property(lambda self: self.scale)
+    variance = property(lambda self: self.scale.pow(2))
 
     def rsample(self, sample_shape=Size()):
-        shape = self._extended_shape(sample_shape)
-        eps = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
-        return self.loc + eps * self.scale
+        noise = _standard_normal(self._extended_shape(sample_shape), self.loc.dtype, self.loc.device)
+        return noise * self.scale + self.loc
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        var = self.scale ** 2
-        log_scale = math.log(self.scale) if isinstance(self.scale, Real) else self.scale.log()
-        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+        z = (self._checked(value) - self.loc) / self.scale
+        return -0.5 * z * z - self.scale.log() - LOG_SQRT_2PI
 
     def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
+        z = (self._checked(value) - self.loc) / self.scale
+        return 0.5 * (z / _SQRT2).erf() + 0.5
 
     def icdf(self, value):
-        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+        return (2 * value - 1).erfinv() * (_SQRT2 * self.scale) + self.loc
 
     def entropy(self):
-        return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+        return self.scale.log() + (0.5 + LOG_SQRT_2PI)
 
     @property
     def _natural_params(self):
-        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+        precision = self.scale.pow(-2)
+        return (self.loc * precision, -0.5 * precision)
 
     def _log_normalizer(self, x, y):
-        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
+        return 0.5 * (-math.pi / y).log() - 0.25 * x * x / y

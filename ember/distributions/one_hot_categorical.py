@@ -1,4 +1,4 @@
-"""OneHotCategorical: Categorical whose samples are one-hot vectors over the last dim.
+"""OneHotCategorical: a Categorical whose outcomes are one-hot vectors (event dim = last dim).
 
 Example:
     >>> import ember
@@ -7,7 +7,6 @@ Example:
     (1.0, torch.Size([2]))
 """
 from __future__ import annotations
-
 
 from .._creation import eye
 from .._shape import Size
@@ -19,88 +18,50 @@ __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    """Categorical over K classes with samples encoded as length-K one-hot vectors."""
+
+    arg_constraints = dict(probs=constraints.simplex, logits=constraints.real_vector)
     support = constraints.one_hot
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        cat = self._categorical
+        super().__init__(cat.batch_shape, cat.param_shape[-1:], validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+    probs = property(lambda self: self._categorical.probs)
+    logits = property(lambda self: self._categorical.logits)
+    _param = property(lambda self: self._categorical._param)
+    param_shape = property(lambda self: self._categorical.param_shape)
+    mean = property(lambda self: self._categorical.probs)
+    variance = property(lambda self: self.probs * (1 - self.probs))
 
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def mean(self):
-        return self._categorical.probs
+    def _one_hot(self, index):
+        return eye(self._event_shape[0], dtype=self._param.dtype)[index]
 
     @property
     def mode(self):
-        probs = self._categorical.probs
-        mode = probs.argmax(-1)
-        return eye(probs.shape[-1], dtype=probs.dtype)[mode]
-
-    @property
-    def variance(self):
-        return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
+        return self._one_hot(self.probs.argmax(-1))
 
     def sample(self, sample_shape=Size()):
-        sample_shape = Size(sample_shape)
-        probs = self._categorical.probs
-        num_events = self._categorical._num_events
-        indices = self._categorical.sample(sample_shape)
-        return eye(num_events, dtype=probs.dtype)[indices]
+        return self._one_hot(self._categorical.sample(sample_shape))
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        indices = value.max(-1)[1]
-        return self._categorical.log_prob(indices)
+        return self._categorical.log_prob(self._checked(value).argmax(-1))
 
     def entropy(self):
         return self._categorical.entropy()
 
     def enumerate_support(self, expand=True):
-        n = self.event_shape[0]
-        values = eye(n, dtype=self._param.dtype)
-        values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
-        if expand:
-            values = values.expand((n,) + tuple(self.batch_shape) + (n,))
-        return values
+        return self._enumerate(eye(self._event_shape[0], dtype=self._param.dtype), expand)
 
 
 class OneHotCategoricalStraightThrough(OneHotCategorical):
-    """OneHotCategorical with straight-through gradients: ``rsample`` passes gradients to ``probs``."""
+    """OneHotCategorical whose ``rsample`` passes gradients to ``probs`` straight through the
+    (non-differentiable) one-hot draw."""
 
     has_rsample = True
 
     def rsample(self, sample_shape=Size()):
-        samples = self.sample(sample_shape)
-        probs = self._categorical.probs
-        return samples + (probs - probs.detach())
-
-
-
+        p = self._categorical.probs
+        return self.sample(sample_shape) + (p - p.detach())

@@ -1,4 +1,4 @@
-"""Poisson distribution with ``rate``.
+"""Poisson distribution with ``rate`` (counts ``0, 1, 2, ...``).
 
 Example:
     >>> import ember
@@ -6,8 +6,6 @@ Example:
     tensor(-1.3069)
 """
 from __future__ import annotations
-
-from numbers import Number
 
 from .._shape import Size
 from .._tensor_methods.random_dist import poisson as _poisson
@@ -20,44 +18,24 @@ __all__ = ["Poisson"]
 
 
 class Poisson(ExponentialFamily):
-    arg_constraints = {"rate": constraints.nonnegative}
+    """P(k) = rate^k exp(-rate) / k!."""
+
+    arg_constraints = dict(rate=constraints.nonnegative)
     support = constraints.nonnegative_integer
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, Number) else self.rate.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._init_params(validate_args, rate=rate)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Poisson, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def mean(self):
-        return self.rate
-
-    @property
-    def mode(self):
-        return self.rate.floor()
-
-    @property
-    def variance(self):
-        return self.rate
+    mean = variance = property(lambda self: self.rate)
+    mode = property(lambda self: self.rate.floor())
 
     def sample(self, sample_shape=Size()):
-        shape = self._extended_shape(sample_shape)
         with no_grad():
-            return _poisson(self.rate.expand(shape))
+            return _poisson(self.rate.expand(self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        rate, value = broadcast_all(self.rate, value)
-        return value.xlogy(rate) - rate - (value + 1).lgamma()
+        rate, k = broadcast_all(self.rate, self._checked(value))
+        return k.xlogy(rate) - rate - (k + 1).lgamma()
 
     @property
     def _natural_params(self):

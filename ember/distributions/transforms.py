@@ -9,16 +9,15 @@ Example:
 """
 from __future__ import annotations
 
-import functools
 import math
-import operator
 import weakref
 from numbers import Number
 
 from .. import _dtype as D
-from .._creation import full_like, ones, zeros_like
+from .._creation import full_like, zeros_like
+from .._shape import broadcast_shapes as _bshape
 from .._tensor_methods.shape_copy import cat
-from . import constraints
+from . import constraints as C
 from .utils import _sum_rightmost
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
@@ -27,93 +26,93 @@ __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform"
            "StickBreakingTransform", "Transform", "identity_transform"]
 
 
-def _softplus(x):
-    return x.clamp(min=0) + (-x.abs()).exp().log1p()
+def _log1p_exp(x):
+    """Overflow-free ``log(1 + exp(x))``."""
+    return x.relu() + x.abs().neg().exp().log1p()
 
 
-def _clipped_sigmoid(x):
-    finfo = D.finfo(x.dtype)
-    return x.sigmoid().clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+def _squash(x):
+    """Sigmoid kept strictly inside (0, 1) so logs and logits stay finite."""
+    fi = D.finfo(x.dtype)
+    return x.sigmoid().clamp(fi.tiny, 1.0 - fi.eps)
+
+
+def _dependent_real():
+    return C.dependent_property(is_discrete=False)
 
 
 class Transform:
-    """An invertible (or not) map ``y = t(x)`` with ``log_abs_det_jacobian(x, y)``; ``cache_size=1``
-    remembers the last pair so ``t.inv(t(x))`` returns ``x`` itself."""
+    """A map ``y = t(x)`` with ``inv``, ``log_abs_det_jacobian(x, y)``, ``domain``/``codomain``,
+    ``bijective`` and ``sign``. With ``cache_size=1`` the last ``(x, y)`` pair is remembered, so
+    ``t.inv(t(x))`` gives back the very object ``x``."""
 
     bijective = False
-    domain = constraints.real
-    codomain = constraints.real
+    domain = C.real
+    codomain = C.real
 
     def __init__(self, cache_size: int = 0):
-        self._cache_size = cache_size
-        self._inv = None
-        if cache_size == 0:
-            pass
-        elif cache_size == 1:
-            self._cached_x_y = None, None
-        else:
+        if cache_size not in (0, 1):
             raise ValueError("cache_size must be 0 or 1")
-        super().__init__()
+        self._cache_size = cache_size
+        self._memo = (None, None)  # last (x, y) seen when caching
+        self._inv = None           # weak reference to the inverse object
 
     def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_inv"] = None
+        state = dict(self.__dict__)
+        state["_inv"] = None  # weak references do not pickle
         return state
 
     @property
     def event_dim(self) -> int:
-        if self.domain.event_dim == self.codomain.event_dim:
-            return self.domain.event_dim
-        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
+        d_in, d_out = self.domain.event_dim, self.codomain.event_dim
+        if d_in != d_out:
+            raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
+        return d_in
 
     @property
     def inv(self):
-        inv = None
-        if self._inv is not None:
-            inv = self._inv()
-        if inv is None:
-            inv = _InverseTransform(self)
-            self._inv = weakref.ref(inv)
-        return inv
+        known = self._inv() if self._inv is not None else None
+        if known is None:
+            known = _InverseTransform(self)
+            self._inv = weakref.ref(known)
+        return known
 
     @property
     def sign(self) -> int:
         raise NotImplementedError
 
     def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
+        if cache_size == self._cache_size:
             return self
-        if type(self).__init__ is Transform.__init__:
-            return type(self)(cache_size=cache_size)
-        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+        if type(self).__init__ is not Transform.__init__:
+            raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+        return type(self)(cache_size=cache_size)
 
     def __eq__(self, other):
-        return self is other
+        return other is self
 
     def __ne__(self, other):
-        return not self.__eq__(other)
+        return not self == other
 
     __hash__ = object.__hash__
 
+    def _cached(self, arg, forward):
+        if not self._cache_size:
+            return self._call(arg) if forward else self._inverse(arg)
+        x, y = self._memo
+        if forward and arg is x:
+            return y
+        if not forward and arg is y:
+            return x
+        res = self._call(arg) if forward else self._inverse(arg)
+        self._memo = (arg, res) if forward else (res, arg)
+        return res
+
     def __call__(self, x):
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._cached(x, True)
 
     def _inv_call(self, y):
-        if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+        return self._cached(y, False)
 
     def _call(self, x):
         raise NotImplementedError
@@ -125,7 +124,7 @@ class Transform:
         raise NotImplementedError
 
     def __repr__(self):
-        return self.__class__.__name__ + "()"
+        return f"{type(self).__name__}()"
 
     def forward_shape(self, shape):
         return shape
@@ -134,208 +133,208 @@ class Transform:
         return shape
 
 
+class _WithArgs(Transform):
+    """Transforms built from constructor arguments; ``_clone_args`` lists them (without
+    ``cache_size``) so ``with_cache`` can rebuild the transform."""
+
+    def _clone_args(self):
+        raise NotImplementedError
+
+    def with_cache(self, cache_size=1):
+        if cache_size == self._cache_size:
+            return self
+        return type(self)(*self._clone_args(), cache_size=cache_size)
+
+
 class _InverseTransform(Transform):
+    """The inverse view of a transform; it owns a strong reference to the forward one."""
+
     def __init__(self, transform):
-        super().__init__(cache_size=transform._cache_size)
+        super().__init__(transform._cache_size)
         self._inv = transform
 
-    @constraints.dependent_property(is_discrete=False)
+    @_dependent_real()
     def domain(self):
         return self._inv.codomain
 
-    @constraints.dependent_property(is_discrete=False)
+    @_dependent_real()
     def codomain(self):
         return self._inv.domain
 
-    @property
-    def bijective(self):
-        return self._inv.bijective
-
-    @property
-    def sign(self):
-        return self._inv.sign
-
-    @property
-    def inv(self):
-        return self._inv
+    bijective = property(lambda self: self._inv.bijective)
+    sign = property(lambda self: self._inv.sign)
+    inv = property(lambda self: self._inv)
 
     def with_cache(self, cache_size=1):
-        return self.inv.with_cache(cache_size).inv
+        return self._inv.with_cache(cache_size).inv
 
     def __eq__(self, other):
-        return isinstance(other, _InverseTransform) and self._inv == other._inv
+        return isinstance(other, _InverseTransform) and other._inv == self._inv
 
     __hash__ = object.__hash__
 
     def __repr__(self):
-        return f"{self.__class__.__name__}({self._inv!r})"
+        return f"_InverseTransform({self._inv!r})"
 
     def __call__(self, x):
         return self._inv._inv_call(x)
 
     def log_abs_det_jacobian(self, x, y):
-        return -self._inv.log_abs_det_jacobian(y, x)
+        return self._inv.log_abs_det_jacobian(y, x).neg()
 
-    def forward_shape(self, shape):
-        return self._inv.inverse_shape(shape)
-
-    def inverse_shape(self, shape):
-        return self._inv.forward_shape(shape)
+    forward_shape = property(lambda self: self._inv.inverse_shape)
+    inverse_shape = property(lambda self: self._inv.forward_shape)
 
 
-class ComposeTransform(Transform):
-    """Apply ``parts`` left to right."""
+def _chain_event_dim(start, steps):
+    """Event dim reached after walking ``steps`` of ``(dim_in, dim_out)``: each step may grow it
+    by its own change, and it never drops below what the step itself consumes/produces."""
+    dim = start
+    for d_in, d_out in steps:
+        dim = max(dim + d_out - d_in, d_out)
+    return dim
+
+
+class ComposeTransform(_WithArgs):
+    """``parts`` applied in order (the empty composition is the identity)."""
 
     def __init__(self, parts, cache_size=0):
-        if cache_size:
-            parts = [part.with_cache(cache_size) for part in parts]
-        super().__init__(cache_size=cache_size)
-        self.parts = list(parts)
+        super().__init__(cache_size)
+        self.parts = [p.with_cache(cache_size) for p in parts] if cache_size else list(parts)
+
+    def _clone_args(self):
+        return (self.parts,)
 
     def __eq__(self, other):
-        return isinstance(other, ComposeTransform) and self.parts == other.parts
+        return isinstance(other, ComposeTransform) and other.parts == self.parts
 
     __hash__ = object.__hash__
 
-    @constraints.dependent_property(is_discrete=False)
+    @_dependent_real()
     def domain(self):
         if not self.parts:
-            return constraints.real
-        domain = self.parts[0].domain
-        event_dim = self.parts[-1].codomain.event_dim
-        for part in reversed(self.parts):
-            event_dim += part.domain.event_dim - part.codomain.event_dim
-            event_dim = max(event_dim, part.domain.event_dim)
-        if event_dim > domain.event_dim:
-            domain = constraints.independent(domain, event_dim - domain.event_dim)
-        return domain
+            return C.real
+        first = self.parts[0].domain
+        steps = [(p.codomain.event_dim, p.domain.event_dim) for p in reversed(self.parts)]
+        need = _chain_event_dim(self.parts[-1].codomain.event_dim, steps)
+        return C.independent(first, need - first.event_dim) if need > first.event_dim else first
 
-    @constraints.dependent_property(is_discrete=False)
+    @_dependent_real()
     def codomain(self):
         if not self.parts:
-            return constraints.real
-        codomain = self.parts[-1].codomain
-        event_dim = self.parts[0].domain.event_dim
-        for part in self.parts:
-            event_dim += part.codomain.event_dim - part.domain.event_dim
-            event_dim = max(event_dim, part.codomain.event_dim)
-        if event_dim > codomain.event_dim:
-            codomain = constraints.independent(codomain, event_dim - codomain.event_dim)
-        return codomain
+            return C.real
+        last = self.parts[-1].codomain
+        steps = [(p.domain.event_dim, p.codomain.event_dim) for p in self.parts]
+        need = _chain_event_dim(self.parts[0].domain.event_dim, steps)
+        return C.independent(last, need - last.event_dim) if need > last.event_dim else last
 
-    @property
-    def bijective(self):
-        return all(p.bijective for p in self.parts)
+    bijective = property(lambda self: all(p.bijective for p in self.parts))
 
     @property
     def sign(self):
-        sign = 1
+        total = 1
         for p in self.parts:
-            sign = sign * p.sign
-        return sign
+            total = total * p.sign
+        return total
 
     @property
     def inv(self):
-        inv = self._inv() if self._inv is not None else None
-        if inv is None:
-            inv = ComposeTransform([p.inv for p in reversed(self.parts)])
-            self._inv = weakref.ref(inv)
-            inv._inv = weakref.ref(self)
-        return inv
-
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
-        return ComposeTransform(self.parts, cache_size=cache_size)
+        known = self._inv() if self._inv is not None else None
+        if known is None:
+            known = ComposeTransform([p.inv for p in self.parts[::-1]])
+            self._inv = weakref.ref(known)
+            known._inv = weakref.ref(self)
+        return known
 
     def __call__(self, x):
-        for part in self.parts:
-            x = part(x)
+        for p in self.parts:
+            x = p(x)
         return x
 
     def log_abs_det_jacobian(self, x, y):
         if not self.parts:
             return zeros_like(x)
-        xs = [x]
-        for part in self.parts[:-1]:
-            xs.append(part(xs[-1]))
-        xs.append(y)
-        terms = []
-        event_dim = self.domain.event_dim
-        for part, a, b in zip(self.parts, xs[:-1], xs[1:]):
-            terms.append(_sum_rightmost(part.log_abs_det_jacobian(a, b),
-                                        event_dim - part.domain.event_dim))
-            event_dim += part.codomain.event_dim - part.domain.event_dim
-        return functools.reduce(operator.add, terms)
+        # intermediate values; with caching parts these re-use the forward pass
+        points = [x]
+        for p in self.parts[:-1]:
+            points.append(p(points[-1]))
+        points.append(y)
+        total, dim = 0, self.domain.event_dim
+        for i, p in enumerate(self.parts):
+            term = p.log_abs_det_jacobian(points[i], points[i + 1])
+            total = total + _sum_rightmost(term, dim - p.domain.event_dim)
+            dim += p.codomain.event_dim - p.domain.event_dim
+        return total
 
     def forward_shape(self, shape):
-        for part in self.parts:
-            shape = part.forward_shape(shape)
+        for p in self.parts:
+            shape = p.forward_shape(shape)
         return shape
 
     def inverse_shape(self, shape):
-        for part in reversed(self.parts):
-            shape = part.inverse_shape(shape)
+        for p in self.parts[::-1]:
+            shape = p.inverse_shape(shape)
         return shape
 
     def __repr__(self):
-        return self.__class__.__name__ + "(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
+        inner = ",\n    ".join(map(repr, self.parts))
+        return f"{type(self).__name__}(\n    {inner}\n)"
 
 
 identity_transform = ComposeTransform([])
 
 
-class IndependentTransform(Transform):
-    """Treat the rightmost ``reinterpreted_batch_ndims`` dims of ``base_transform`` as event dims."""
+class IndependentTransform(_WithArgs):
+    """``base_transform`` with its rightmost ``reinterpreted_batch_ndims`` dims treated as event."""
 
     def __init__(self, base_transform, reinterpreted_batch_ndims, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        self.base_transform = base_transform.with_cache(cache_size)
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+        super().__init__(cache_size)
+        self.base_transform, self.reinterpreted_batch_ndims = (base_transform.with_cache(cache_size),
+                                                               reinterpreted_batch_ndims)
 
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
-        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims, cache_size)
+    def _clone_args(self):
+        return (self.base_transform, self.reinterpreted_batch_ndims)
 
-    @constraints.dependent_property(is_discrete=False)
+    @_dependent_real()
     def domain(self):
-        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
+        return C.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
 
-    @constraints.dependent_property(is_discrete=False)
+    @_dependent_real()
     def codomain(self):
-        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
+        return C.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
 
-    @property
-    def bijective(self):
-        return self.base_transform.bijective
-
-    @property
-    def sign(self):
-        return self.base_transform.sign
+    bijective = property(lambda self: self.base_transform.bijective)
+    sign = property(lambda self: self.base_transform.sign)
 
     def _call(self, x):
         return self.base_transform(x)
 
     def _inverse(self, y):
-        return self.base_transform.inv(y)
+        return self.base_transform._inv_call(y)
 
     def log_abs_det_jacobian(self, x, y):
-        return _sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y),
-                              self.reinterpreted_batch_ndims)
+        inner = self.base_transform.log_abs_det_jacobian(x, y)
+        return _sum_rightmost(inner, self.reinterpreted_batch_ndims)
 
     def __repr__(self):
-        return f"{self.__class__.__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
+        return f"{type(self).__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
 
-    def forward_shape(self, shape):
-        return self.base_transform.forward_shape(shape)
-
-    def inverse_shape(self, shape):
-        return self.base_transform.inverse_shape(shape)
+    forward_shape = property(lambda self: self.base_transform.forward_shape)
+    inverse_shape = property(lambda self: self.base_transform.inverse_shape)
 
 
-class ReshapeTransform(Transform):
-    """Reshape the rightmost dims from ``in_shape`` to ``out_shape`` (same numel)."""
+def _swap_tail(shape, old, new):
+    """Replace the trailing ``old`` dims of ``shape`` by ``new`` (error if they do not match)."""
+    shape = tuple(shape)
+    keep = len(shape) - len(old)
+    tail = shape[max(keep, 0):]
+    if keep < 0 or tail != old:
+        raise ValueError(f"Shape mismatch: expected {tail} but got {old}")
+    return shape[:keep] + new
+
+
+class ReshapeTransform(_WithArgs):
+    """Reshape the rightmost dims from ``in_shape`` to ``out_shape`` (same number of elements)."""
 
     bijective = True
 
@@ -343,54 +342,50 @@ class ReshapeTransform(Transform):
         self.in_shape, self.out_shape = tuple(in_shape), tuple(out_shape)
         if math.prod(self.in_shape) != math.prod(self.out_shape):
             raise ValueError("in_shape, out_shape have different numbers of elements")
-        super().__init__(cache_size=cache_size)
+        super().__init__(cache_size)
 
-    @constraints.dependent_property
+    def _clone_args(self):
+        return (self.in_shape, self.out_shape)
+
+    @C.dependent_property
     def domain(self):
-        return constraints.independent(constraints.real, len(self.in_shape))
+        return C.independent(C.real, len(self.in_shape))
 
-    @constraints.dependent_property
+    @C.dependent_property
     def codomain(self):
-        return constraints.independent(constraints.real, len(self.out_shape))
-
-    def with_cache(self, cache_size=1):
-        return self if self._cache_size == cache_size else \
-            ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+        return C.independent(C.real, len(self.out_shape))
 
     def _call(self, x):
-        return x.reshape(tuple(x.shape[:x.dim() - len(self.in_shape)]) + self.out_shape)
+        return x.reshape(_swap_tail(x.shape, self.in_shape, self.out_shape))
 
     def _inverse(self, y):
-        return y.reshape(tuple(y.shape[:y.dim() - len(self.out_shape)]) + self.in_shape)
+        return y.reshape(_swap_tail(y.shape, self.out_shape, self.in_shape))
 
     def log_abs_det_jacobian(self, x, y):
-        return x.new_zeros(tuple(x.shape[:x.dim() - len(self.in_shape)]))
+        return x.new_zeros(tuple(x.shape)[:x.dim() - len(self.in_shape)])
 
     def forward_shape(self, shape):
-        cut = len(shape) - len(self.in_shape)
-        if cut < 0 or tuple(shape[cut:]) != self.in_shape:
-            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got {self.in_shape}")
-        return tuple(shape[:cut]) + self.out_shape
+        return _swap_tail(shape, self.in_shape, self.out_shape)
 
     def inverse_shape(self, shape):
-        cut = len(shape) - len(self.out_shape)
-        if cut < 0 or tuple(shape[cut:]) != self.out_shape:
-            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got {self.out_shape}")
-        return tuple(shape[:cut]) + self.in_shape
+        return _swap_tail(shape, self.out_shape, self.in_shape)
 
 
-class ExpTransform(Transform):
-    """``y = exp(x)``."""
-
-    domain = constraints.real
-    codomain = constraints.positive
-    bijective = True
-    sign = +1
+class _Parameterless(Transform):
+    """Transforms without parameters: any two instances of the same class are equal."""
 
     def __eq__(self, other):
-        return isinstance(other, ExpTransform)
+        return type(other) is type(self)
 
     __hash__ = object.__hash__
+
+
+class ExpTransform(_Parameterless):
+    """``y = exp(x)``."""
+
+    codomain = C.positive
+    bijective = True
+    sign = 1
 
     def _call(self, x):
         return x.exp()
@@ -399,97 +394,52 @@ class ExpTransform(Transform):
         return y.log()
 
     def log_abs_det_jacobian(self, x, y):
-        return x
+        return x  # d exp(x)/dx = exp(x)
 
 
-class PowerTransform(Transform):
-    """``y = x ** exponent``."""
-
-    domain = constraints.positive
-    codomain = constraints.positive
-    bijective = True
-
-    def __init__(self, exponent, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        self.exponent = exponent
-
-    def with_cache(self, cache_size=1):
-        return self if self._cache_size == cache_size else PowerTransform(self.exponent, cache_size)
-
-    @property
-    def sign(self):
-        return self.exponent.sign() if hasattr(self.exponent, "sign") else (1 if self.exponent > 0 else -1)
-
-    def _call(self, x):
-        return x.pow(self.exponent)
-
-    def _inverse(self, y):
-        return y.pow(1 / self.exponent)
-
-    def log_abs_det_jacobian(self, x, y):
-        return (self.exponent * y / x).abs().log()
-
-
-class SigmoidTransform(Transform):
+class SigmoidTransform(_Parameterless):
     """``y = 1 / (1 + exp(-x))``."""
 
-    domain = constraints.real
-    codomain = constraints.unit_interval
+    codomain = C.unit_interval
     bijective = True
-    sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
+    sign = 1
 
     def _call(self, x):
-        return _clipped_sigmoid(x)
+        return _squash(x)
 
     def _inverse(self, y):
-        finfo = D.finfo(y.dtype)
-        y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
-        return y.log() - (-y).log1p()
+        fi = D.finfo(y.dtype)
+        return y.clamp(fi.tiny, 1.0 - fi.eps).logit()
 
     def log_abs_det_jacobian(self, x, y):
-        return -_softplus(-x) - _softplus(x)
+        # log(s(x) * (1 - s(x))) written without s(x) for stability
+        return (_log1p_exp(x) + _log1p_exp(x.neg())).neg()
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_Parameterless):
     """``y = log(1 + exp(x))``."""
 
-    domain = constraints.real
-    codomain = constraints.positive
+    codomain = C.positive
     bijective = True
-    sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
+    sign = 1
 
     def _call(self, x):
-        return _softplus(x)
+        return _log1p_exp(x)
 
     def _inverse(self, y):
-        return (-y).expm1().neg().log() + y
+        # x = log(exp(y) - 1) = y + log(1 - exp(-y))
+        return y + y.neg().expm1().neg().log()
 
     def log_abs_det_jacobian(self, x, y):
-        return -_softplus(-x)
+        return _log1p_exp(x.neg()).neg()  # log sigmoid(x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_Parameterless):
     """``y = tanh(x)``."""
 
-    domain = constraints.real
-    codomain = constraints.interval(-1.0, 1.0)
+    codomain = C.interval(-1.0, 1.0)
     bijective = True
-    sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
+    sign = 1
 
     def _call(self, x):
         return x.tanh()
@@ -498,20 +448,14 @@ class TanhTransform(Transform):
         return y.atanh()
 
     def log_abs_det_jacobian(self, x, y):
-        # the stable form torch uses: log(1 - tanh(x)^2)
-        return 2.0 * (math.log(2.0) - x - _softplus(-2.0 * x))
+        # log(1 - tanh(x)^2) = 2 * (log 2 - x - softplus(-2x)), finite for large |x|
+        return (math.log(2.0) - x - _log1p_exp(x * -2.0)) * 2.0
 
 
-class AbsTransform(Transform):
-    """``y = |x|`` (not bijective; the inverse picks the positive root)."""
+class AbsTransform(_Parameterless):
+    """``y = |x|`` (not bijective; the inverse returns the non-negative root)."""
 
-    domain = constraints.real
-    codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
+    codomain = C.positive
 
     def _call(self, x):
         return x.abs()
@@ -520,151 +464,184 @@ class AbsTransform(Transform):
         return y
 
 
-class AffineTransform(Transform):
-    """``y = loc + scale * x`` over ``event_dim`` rightmost dims."""
+def _tensor_shape(v):
+    return tuple(v.shape) if hasattr(v, "shape") else ()
+
+
+def _all_equal(a, b):
+    if isinstance(a, Number) and isinstance(b, Number):
+        return a == b
+    return bool((a == b).all())
+
+
+class PowerTransform(_WithArgs):
+    """``y = x ** exponent`` on positive reals."""
+
+    domain = C.positive
+    codomain = C.positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size=0):
+        super().__init__(cache_size)
+        self.exponent = exponent
+
+    def _clone_args(self):
+        return (self.exponent,)
+
+    @property
+    def sign(self):
+        e = self.exponent
+        return e.sign() if hasattr(e, "sign") else (e > 0) - (e < 0)
+
+    def __eq__(self, other):
+        return isinstance(other, PowerTransform) and _all_equal(self.exponent, other.exponent)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1.0 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        return (y * self.exponent / x).abs().log()
+
+    def forward_shape(self, shape):
+        return tuple(_bshape(tuple(shape), _tensor_shape(self.exponent)))
+
+    inverse_shape = forward_shape
+
+
+class AffineTransform(_WithArgs):
+    """``y = loc + scale * x``; ``event_dim`` rightmost dims form one event."""
 
     bijective = True
 
     def __init__(self, loc, scale, event_dim=0, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        self.loc = loc
-        self.scale = scale
+        super().__init__(cache_size)
+        self.loc, self.scale = loc, scale
         self._event_dim = event_dim
+
+    def _clone_args(self):
+        return (self.loc, self.scale, self._event_dim)
 
     @property
     def event_dim(self):
         return self._event_dim
 
-    @constraints.dependent_property(is_discrete=False)
+    def _space(self):
+        k = self._event_dim
+        return C.independent(C.real, k) if k else C.real
+
+    @_dependent_real()
     def domain(self):
-        if self.event_dim == 0:
-            return constraints.real
-        return constraints.independent(constraints.real, self.event_dim)
+        return self._space()
 
-    @constraints.dependent_property(is_discrete=False)
+    @_dependent_real()
     def codomain(self):
-        if self.event_dim == 0:
-            return constraints.real
-        return constraints.independent(constraints.real, self.event_dim)
-
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
-        return AffineTransform(self.loc, self.scale, self.event_dim, cache_size=cache_size)
-
-    @property
-    def sign(self):
-        if isinstance(self.scale, Number):
-            return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
-        return self.scale.sign()
-
-    def _call(self, x):
-        return self.loc + self.scale * x
-
-    def _inverse(self, y):
-        return (y - self.loc) / self.scale
-
-    def log_abs_det_jacobian(self, x, y):
-        shape = x.shape
-        scale = self.scale
-        if isinstance(scale, Number):
-            result = full_like(x, math.log(abs(scale)))
-        else:
-            result = scale.abs().log()
-        if self.event_dim:
-            result = result.reshape(tuple(result.shape[:result.dim() - self.event_dim]) + (-1,)).sum(-1)
-            shape = shape[:len(shape) - self.event_dim]
-        return result.expand(shape)
-
-    def forward_shape(self, shape):
-        return _broadcast_shape(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
-
-    def inverse_shape(self, shape):
-        return _broadcast_shape(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
-
-
-def _broadcast_shape(*shapes):
-    from .._shape import broadcast_shapes
-    return tuple(broadcast_shapes(*[tuple(s) for s in shapes]))
-
-
-class SoftmaxTransform(Transform):
-    """Unconstrained vectors to the simplex by ``exp`` then normalise (not bijective)."""
-
-    domain = constraints.real_vector
-    codomain = constraints.simplex
+        return self._space()
 
     def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
+        return (isinstance(other, AffineTransform) and _all_equal(self.loc, other.loc)
+                and _all_equal(self.scale, other.scale))
 
     __hash__ = object.__hash__
 
+    @property
+    def sign(self):
+        s = self.scale
+        if isinstance(s, Number):
+            return (float(s) > 0) - (float(s) < 0)
+        return s.sign()
+
     def _call(self, x):
-        probs = (x - x.max(-1, True)[0]).exp()
-        return probs / probs.sum(-1, True)
+        return x * self.scale + self.loc
+
+    def _inverse(self, y):
+        return (y - self.loc).div(self.scale)
+
+    def log_abs_det_jacobian(self, x, y):
+        s = self.scale
+        logs = full_like(x, math.log(abs(s))) if isinstance(s, Number) else s.abs().log()
+        batch = tuple(x.shape)[:x.dim() - self._event_dim]
+        for _ in range(self._event_dim):
+            logs = logs.sum(-1)
+        return logs.expand(batch)
+
+    def forward_shape(self, shape):
+        return tuple(_bshape(tuple(shape), _tensor_shape(self.loc), _tensor_shape(self.scale)))
+
+    inverse_shape = forward_shape
+
+
+def _need_vector(shape):
+    if len(shape) < 1:
+        raise ValueError("Too few dimensions on input")
+
+
+class SoftmaxTransform(_Parameterless):
+    """Unconstrained vectors onto the simplex via softmax (not bijective; ``inv`` is ``log``)."""
+
+    domain = C.real_vector
+    codomain = C.simplex
+
+    def _call(self, x):
+        return x.softmax(-1)
 
     def _inverse(self, y):
         return y.log()
 
     def forward_shape(self, shape):
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _need_vector(shape)
         return shape
 
     inverse_shape = forward_shape
 
 
-class StickBreakingTransform(Transform):
-    """Unconstrained ``(K-1)``-vectors to the ``K``-simplex by stick breaking (bijective)."""
+def _stick_shift(n, like):
+    """``log(n), log(n-1), ..., log(1)``: centres the breaks so x = 0 maps to the uniform point."""
+    counts = like.new_ones(n).cumsum(-1).flip(-1)
+    return counts.log()
 
-    domain = constraints.real_vector
-    codomain = constraints.simplex
+
+class StickBreakingTransform(_Parameterless):
+    """Unconstrained ``K-1`` vectors onto the ``K``-simplex by breaking a unit stick (bijective)."""
+
+    domain = C.real_vector
+    codomain = C.simplex
     bijective = True
 
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
-
     def _call(self, x):
-        offset = x.shape[-1] + 1 - ones(x.shape[-1], dtype=x.dtype).cumsum(-1)
-        z = _clipped_sigmoid(x - offset.log())
-        z_cumprod = (1 - z).cumprod(-1)
-        one = ones(tuple(x.shape[:-1]) + (1,), dtype=x.dtype)
-        return cat([z, one], -1) * cat([one, z_cumprod], -1)
+        frac = _squash(x - _stick_shift(x.shape[-1], x))       # share of what is left
+        left = (1 - frac).cumprod(-1)                           # stick left after each break
+        ones = x.new_ones(tuple(x.shape[:-1]) + (1,))
+        return cat([frac, ones], -1) * cat([ones, left], -1)
 
     def _inverse(self, y):
-        y_crop = y[..., :-1]
-        offset = y.shape[-1] - ones(y_crop.shape[-1], dtype=y.dtype).cumsum(-1)
-        sf = (1 - y_crop.cumsum(-1)).clamp(min=D.finfo(y.dtype).tiny)
-        return y_crop.log() - sf.log() + offset.log()
+        head = y[..., :-1]
+        rest = (1 - head.cumsum(-1)).clamp(min=D.finfo(y.dtype).tiny)
+        return head.log() - rest.log() + _stick_shift(head.shape[-1], y)
 
     def log_abs_det_jacobian(self, x, y):
-        offset = x.shape[-1] + 1 - ones(x.shape[-1], dtype=x.dtype).cumsum(-1)
-        x = x - offset.log()
-        return (-x - _softplus(-x) + y[..., :-1].log()).sum(-1)
+        z = x - _stick_shift(x.shape[-1], x)
+        # log dy_k/dx_k = log sigmoid'(z_k) + log(stick left) = -softplus(-z) - z + log y_k - ... combined
+        return (y[..., :-1].log() - z - _log1p_exp(z.neg())).sum(-1)
 
     def forward_shape(self, shape):
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _need_vector(shape)
         return tuple(shape[:-1]) + (shape[-1] + 1,)
 
     def inverse_shape(self, shape):
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _need_vector(shape)
         return tuple(shape[:-1]) + (shape[-1] - 1,)
 
 
-class LowerCholeskyTransform(Transform):
-    """Unconstrained matrices to lower-triangular ones with a positive diagonal."""
+class LowerCholeskyTransform(_Parameterless):
+    """Square matrices to lower-triangular ones with positive diagonal (``exp`` on the diagonal)."""
 
-    domain = constraints.independent(constraints.real, 2)
-    codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = object.__hash__
+    domain = C.independent(C.real, 2)
+    codomain = C.lower_cholesky
 
     def _call(self, x):
         return x.tril(-1) + x.diagonal(0, -2, -1).exp().diag_embed()

@@ -7,77 +7,53 @@ Example:
 """
 from __future__ import annotations
 
-from numbers import Number
+import math
 
 from .._shape import Size
 from .._tensor_methods.random import rand
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Uniform"]
 
 
 class Uniform(Distribution):
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
+    """Constant density ``1 / (high - low)`` on ``[low, high)``."""
+
     has_rsample = True
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        batch_shape = Size() if isinstance(low, Number) and isinstance(high, Number) else self.low.shape
-        super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and not bool(self.low.lt(self.high).all()):
-            raise ValueError("Uniform is not defined when low>= high")
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        self._init_params(validate_args, low=low, high=high)
 
     @property
-    def mean(self):
-        return (self.high + self.low) / 2
-
-    @property
-    def mode(self):
-        return float("nan") * self.high
-
-    @property
-    def stddev(self):
-        return (self.high - self.low) / 12 ** 0.5
-
-    @property
-    def variance(self):
-        return (self.high - self.low).pow(2) / 12
+    def arg_constraints(self):
+        # each bound is constrained by the other, so validation reports ``low >= high``
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
         return constraints.interval(self.low, self.high)
 
+    _width = property(lambda self: self.high - self.low)
+    mean = property(lambda self: (self.low + self.high) / 2)
+    mode = property(lambda self: self.high * math.nan)
+    variance = property(lambda self: self._width.pow(2) / 12)
+    stddev = property(lambda self: self._width / math.sqrt(12))
+
     def rsample(self, sample_shape=Size()):
-        shape = self._extended_shape(sample_shape)
-        u = rand(*shape, dtype=self.low.dtype)
-        return self.low + u * (self.high - self.low)
+        u = rand(*self._extended_shape(sample_shape), dtype=self.low.dtype)
+        return self.icdf(u)
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        lb = self.low.le(value).type_as(self.low)
-        ub = self.high.gt(value).type_as(self.low)
-        return (lb * ub).log() - (self.high - self.low).log()
+        value = self._checked(value)
+        inside = (value >= self.low) & (value < self.high)
+        return inside.type_as(self.low).log() - self._width.log()
 
     def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
+        return ((self._checked(value) - self.low) / self._width).clamp(min=0, max=1)
 
     def icdf(self, value):
-        return value * (self.high - self.low) + self.low
+        return self.low + value * self._width
 
     def entropy(self):
-        return (self.high - self.low).log()
+        return self._width.log()
