@@ -60,7 +60,7 @@ from ._threads import (get_num_interop_threads, get_num_threads, set_num_interop
 from . import serialization  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from ._serialization._names import add_safe_globals  # noqa: E402
-from ._dlpack import from_dlpack  # noqa: E402
+from ._dlpack import from_dlpack, to_dlpack  # noqa: E402
 from . import fft, linalg, special  # noqa: E402
 from ._window import FUNCTIONS as _window_functions  # noqa: E402
 
@@ -125,6 +125,8 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        return importlib.import_module(".func", __name__).vmap
     for why, names in _UNSUPPORTED.items():
         if name in names:
             raise AttributeError(f"module 'ember' has no attribute '{name}': {why}")

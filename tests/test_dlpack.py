@@ -52,3 +52,12 @@ def test_export_errors_match_torch():
         ember.ones(2, dtype=ember.bfloat16).__dlpack__()
     with pytest.raises(TypeError, match="__dlpack__"):
         ember.from_dlpack([1, 2])
+
+
+def test_module_level_to_dlpack_and_vmap_alias():
+    import torch
+
+    import ember
+    x = ember.arange(3.0)
+    assert torch.from_dlpack(ember.to_dlpack(x)).tolist() == [0.0, 1.0, 2.0]
+    assert ember.vmap(lambda v: v * 2)(ember.ones(2, 3)).shape == (2, 3)
