@@ -1,8 +1,9 @@
 """``Module``: the base class of every layer (layer L4).
 
-Parameters, buffers and submodules live in three dicts filled by ``__setattr__``; ``__getattr__`` is
-only reached for names found there. One traversal (``named_modules``) feeds ``_named_members``, which
-serves parameters/buffers; state_dict, apply and ``_apply`` (to/float/...) recurse over ``_modules``.
+A module keeps its state in three tables filled by ``__setattr__``: ``_parameters``, ``_buffers``
+and ``_modules`` (children). Attribute reads fall back to them through ``__getattr__``. Every
+tree walk starts from ``named_modules``; the state_dict machinery lives in ``_module_state`` and
+the hook registration and slow call path in ``_module_hooks``.
 
 Example:
     >>> import ember
@@ -24,87 +25,48 @@ Example:
 """
 from __future__ import annotations
 
-import itertools
 import warnings
-from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections import OrderedDict
 
 from ... import _dtype as D
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 
-from ._backward_hook import BackwardHook, _global_backward_hooks, _global_backward_pre_hooks
+from ._backward_hook import _global_backward_hooks, _global_backward_pre_hooks
+from ._module_hooks import (HookRegistration, _global_forward_hooks,  # noqa: F401 (re-exported)
+                            _global_forward_hooks_always_called, _global_forward_pre_hooks,
+                            call_with_hooks, register_module_forward_hook,
+                            register_module_forward_pre_hook, register_module_full_backward_hook,
+                            register_module_full_backward_pre_hook)
+from ._module_state import _EXTRA_STATE_KEY_SUFFIX, StateDictMixin, _IncompatibleKeys  # noqa: F401
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
 
-_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-
-# global hooks (register_module_forward_*_hook); `_GLOBAL_ANY[0]` is the one flag __call__ reads
-_global_forward_pre_hooks: OrderedDict = OrderedDict()
-_global_forward_hooks: OrderedDict = OrderedDict()
-_global_forward_hooks_always_called: OrderedDict = OrderedDict()
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
+# every table a fresh Module gets; also what __setstate__ fills in for old pickles
+_HOOK_TABLES = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
+                "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks",
+                "_forward_pre_hooks_with_kwargs", "_state_dict_hooks", "_state_dict_pre_hooks",
+                "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
 
 
-def _addindent(s_: str, num_spaces: int) -> str:
-    s = s_.split("\n")
-    if len(s) == 1:
-        return s_
-    first = s.pop(0)
-    s = [(num_spaces * " ") + line if line.strip() else "" for line in s]
-    return first + "\n" + "\n".join(s)
+def _addindent(text: str, num_spaces: int) -> str:
+    """Indent every line of ``text`` but the first by ``num_spaces`` (blank lines stay empty)."""
+    first, sep, rest = text.partition("\n")
+    if not sep:
+        return text
+    pad = " " * num_spaces
+    return first + "\n" + "\n".join(pad + ln if ln.strip() else "" for ln in rest.split("\n"))
 
 
 def _typename(obj) -> str:
+    """The type name torch prints in assignment errors (``torch.FloatTensor``, ``int``, ``pkg.Cls``)."""
     if isinstance(obj, Tensor):
         return obj.type()
-    module = getattr(type(obj), "__module__", "") or ""
-    qualname = type(obj).__qualname__
-    return qualname if module in ("builtins", "") else f"{module}.{qualname}"
-
-
-def register_module_forward_pre_hook(hook) -> RemovableHandle:
-    """Register ``hook(module, args)`` to run before every module's forward."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_forward_hook(hook, *, with_kwargs: bool = False,
-                                 always_call: bool = False) -> RemovableHandle:
-    """Register ``hook(module, args, output)`` to run after every module's forward."""
-    handle = RemovableHandle(_global_forward_hooks, extra_dict=_global_forward_hooks_always_called)
-    _global_forward_hooks[handle.id] = hook
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
-
-
-def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
-    """Register ``hook(module, grad_output)`` to run before every module's input gradients."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_full_backward_hook(hook) -> RemovableHandle:
-    """Register ``hook(module, grad_input, grad_output)`` for every module's backward."""
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    cls = type(obj)
+    where = getattr(cls, "__module__", "") or ""
+    return cls.__qualname__ if where in ("", "builtins") else f"{where}.{cls.__qualname__}"
 
 
 def _forward_unimplemented(self, *input):
@@ -112,21 +74,36 @@ def _forward_unimplemented(self, *input):
                               f'function')
 
 
-class _WrappedHook:
-    def __init__(self, hook, module=None):
-        self.hook = hook
-        self.with_module = module is not None
-        if self.with_module:
-            import weakref
-            self.module = weakref.ref(module)
-
-    def __call__(self, *args, **kwargs):
-        if self.with_module:
-            return self.hook(self.module(), *args, **kwargs)
-        return self.hook(*args, **kwargs)
+def _check_member_name(kind: str, name) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if not name:
+        raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
-class Module:
+def _forget(name: str, *tables) -> None:
+    for table in tables:
+        if isinstance(table, set):
+            table.discard(name)
+        else:
+            table.pop(name, None)
+
+
+def _resolve(root, target: str, want, wrong: str):
+    """The object at dotted ``target`` under ``root``; ``want(owner, name, obj)`` validates it."""
+    path, _, name = target.rpartition(".")
+    owner = root.get_submodule(path)
+    if not hasattr(owner, name):
+        raise AttributeError(owner._get_name() + " has no attribute `" + name + "`")
+    obj = getattr(owner, name)
+    if not want(owner, name, obj):
+        raise AttributeError("`" + name + "` is " + wrong)
+    return obj
+
+
+class Module(HookRegistration, StateDictMixin):
     """Base class for all neural network modules; subclasses define ``forward``."""
 
     dump_patches = False
@@ -135,30 +112,19 @@ class Module:
     call_super_init = False
 
     def __init__(self, *args, **kwargs) -> None:
-        if self.call_super_init is False and kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
-                            f"'{next(iter(kwargs))}'")
-        if self.call_super_init is False and args:
-            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
-                            f"{len(args) + 1} were given")
-        d = self.__dict__
-        d["training"] = True
-        d["_parameters"] = {}
-        d["_buffers"] = {}
-        d["_non_persistent_buffers_set"] = set()
-        d["_backward_pre_hooks"] = OrderedDict()
-        d["_backward_hooks"] = OrderedDict()
-        d["_is_full_backward_hook"] = None
-        d["_forward_hooks"] = OrderedDict()
-        d["_forward_hooks_with_kwargs"] = OrderedDict()
-        d["_forward_hooks_always_called"] = OrderedDict()
-        d["_forward_pre_hooks"] = OrderedDict()
-        d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
-        d["_state_dict_hooks"] = OrderedDict()
-        d["_state_dict_pre_hooks"] = OrderedDict()
-        d["_load_state_dict_pre_hooks"] = OrderedDict()
-        d["_load_state_dict_post_hooks"] = OrderedDict()
-        d["_modules"] = {}
+        if not self.call_super_init:
+            if kwargs:
+                raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                                f"argument '{next(iter(kwargs))}'")
+            if args:
+                raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                                f"{len(args) + 1} were given")
+        # written straight into __dict__: __setattr__ needs these tables to exist first
+        state = self.__dict__
+        state.update(training=True, _parameters={}, _buffers={},
+                     _non_persistent_buffers_set=set(), _is_full_backward_hook=None, _modules={})
+        for table in _HOOK_TABLES:
+            state[table] = OrderedDict()
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
@@ -166,176 +132,63 @@ class Module:
 
     # ------------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
-        # the fast path: one check of this module's hook dicts and the global ones
-        if self._forward_hooks or self._forward_pre_hooks or _global_forward_hooks or \
-                _global_forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks or \
-                _global_backward_hooks or _global_backward_pre_hooks:
-            return self._call_impl(*args, **kwargs)
-        return self.forward(*args, **kwargs)
+        # common case first: no hook anywhere means a plain forward call
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_hooks or _global_forward_pre_hooks
+                or _global_backward_hooks or _global_backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        return call_with_hooks(self, args, kwargs)
 
     _wrapped_call_impl = __call__
 
     def _call_impl(self, *args, **kwargs):
-        result = None
-        called_always = set()
-        try:
-            for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
-                if hook_id in self._forward_pre_hooks_with_kwargs:
-                    res = hook(self, args, kwargs)
-                    if res is not None:
-                        if isinstance(res, tuple) and len(res) == 2:
-                            args, kwargs = res
-                        else:
-                            raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                               f"(new_args, new_kwargs), but got {res}.")
-                else:
-                    res = hook(self, args)
-                    if res is not None:
-                        args = res if isinstance(res, tuple) else (res,)
-            bw_hook = None
-            if self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks or \
-                    _global_backward_pre_hooks:
-                bw_hook = BackwardHook(self, [*_global_backward_hooks.values(),
-                                              *self._backward_hooks.values()],
-                                       [*_global_backward_pre_hooks.values(),
-                                        *self._backward_pre_hooks.values()])
-                args = bw_hook.setup_input_hook(args)
-            result = self.forward(*args, **kwargs)
-            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called or \
-                        hook_id in _global_forward_hooks_always_called:
-                    called_always.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
-                    res = hook(self, args, kwargs, result)
-                else:
-                    res = hook(self, args, result)
-                if res is not None:
-                    result = res
-            if bw_hook is not None:
-                result = bw_hook.setup_output_hook(result)
-            return result
-        except Exception:
-            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-                if (hook_id in self._forward_hooks_always_called or
-                        hook_id in _global_forward_hooks_always_called) and hook_id not in called_always:
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            res = hook(self, args, kwargs, result)
-                        else:
-                            res = hook(self, args, result)
-                        if res is not None:
-                            result = res
-                    except Exception as e:
-                        warnings.warn("module forward hook with ``always_call=True`` raised an exception "
-                                      f"that was silenced as another error was raised in forward: {e}",
-                                      stacklevel=2)
-            raise
-
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
-        """``hook(module, args)`` (or ``(module, args, kwargs)``) runs before ``forward``; may replace args."""
-        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
-        """``hook(module, args, output)`` (or ``(module, args, kwargs, output)``) runs after ``forward``."""
-        handle = RemovableHandle(self._forward_hooks, extra_dict=[self._forward_hooks_with_kwargs,
-                                                                  self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
-        """``hook(module, grad_output)`` runs when the output gradients are known; may return new
-        ones."""
-        handle = RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = hook
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
-        """``hook(module, grad_input, grad_output)`` runs when the input gradients are known; may
-        return new ``grad_input``."""
-        if self._is_full_backward_hook is False:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
-                               "a single Module. Please use only one of them.")
-        self._is_full_backward_hook = True
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return call_with_hooks(self, args, kwargs)
 
     # ------------------------------------------------------------------ registration
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
         """Add a buffer (state that is not a parameter, e.g. running statistics)."""
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
+        _check_member_name("buffer", name)
+        if name not in self._buffers and hasattr(self, name):
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not (isinstance(tensor, Tensor) or
                                        hasattr(tensor, "__torch_function__")):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         self._buffers[name] = tensor
-        if persistent:
-            self._non_persistent_buffers_set.discard(name)
-        else:
-            self._non_persistent_buffers_set.add(name)
+        (self._non_persistent_buffers_set.discard if persistent
+         else self._non_persistent_buffers_set.add)(name)
 
     def register_parameter(self, name: str, param) -> None:
         """Add a parameter (a ``Parameter`` or None) under ``name``."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
+        _check_member_name("parameter", name)
+        if name not in self._parameters and hasattr(self, name):
             raise KeyError(f"attribute '{name}' already exists")
-        if param is None:
-            self._parameters[name] = None
-        elif not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
-                            "(torch.nn.Parameter or None required)")
-        elif param.grad_fn:
-            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters "
-                             f"must be created explicitly. To express '{name}' as a function of "
-                             "another Tensor, compute the value in the forward() method.")
-        else:
-            self._parameters[name] = param
+        if param is not None:
+            if not isinstance(param, Parameter):
+                raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                                "(torch.nn.Parameter or None required)")
+            if param.grad_fn:
+                raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                                 f"parameters must be created explicitly. To express '{name}' as a "
+                                 "function of another Tensor, compute the value in the forward() "
+                                 "method.")
+        self._parameters[name] = param
 
     def add_module(self, name: str, module) -> None:
         """Add a child module under ``name`` (also reachable as an attribute)."""
-        if not isinstance(module, Module) and module is not None:
+        if module is not None and not isinstance(module, Module):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
             raise TypeError(f"module name should be a string. Got {_typename(name)}")
-        if hasattr(self, name) and name not in self._modules:
+        if name not in self._modules and hasattr(self, name):
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
-        if name == "":
+        if not name:
             raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
@@ -345,171 +198,137 @@ class Module:
 
     def get_submodule(self, target: str) -> "Module":
         """The submodule at dotted path ``target`` ('' is self)."""
-        if target == "":
-            return self
-        mod = self
-        for item in target.split("."):
-            if not hasattr(mod, item):
-                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
-            mod = getattr(mod, item)
-            if not isinstance(mod, Module):
-                raise AttributeError("`" + item + "` is not an nn.Module")
-        return mod
+        found = self
+        for part in target.split(".") if target else ():
+            if not hasattr(found, part):
+                raise AttributeError(found._get_name() + " has no attribute `" + part + "`")
+            found = getattr(found, part)
+            if not isinstance(found, Module):
+                raise AttributeError("`" + part + "` is not an nn.Module")
+        return found
 
     def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
         """Replace (or add, unless ``strict``) the submodule at dotted path ``target``."""
-        if target == "":
+        if not target:
             raise ValueError("Cannot set the submodule without a target name!")
-        atoms = target.split(".")
         if not isinstance(module, Module):
-            raise ValueError("`" + "module" + f"` is not an nn.Module, found {type(module)}")
-        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
-        if strict and not hasattr(parent, atoms[-1]):
-            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
-        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
-            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
-        setattr(parent, atoms[-1], module)
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        path, _, leaf = target.rpartition(".")
+        owner = self.get_submodule(path)
+        present = hasattr(owner, leaf)
+        if strict and not present:
+            raise AttributeError(owner._get_name() + " has no attribute `" + leaf + "`")
+        if present and not isinstance(getattr(owner, leaf), Module):
+            raise AttributeError("`" + leaf + "` is not an nn.Module")
+        setattr(owner, leaf, module)
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at dotted path ``target``."""
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        param = getattr(mod, name)
-        if not isinstance(param, Parameter):
-            raise AttributeError("`" + name + "` is not an nn.Parameter")
-        return param
+        return _resolve(self, target, lambda owner, n, obj: isinstance(obj, Parameter),
+                        "not an nn.Parameter")
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at dotted path ``target``."""
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        buf = getattr(mod, name)
-        if name not in mod._buffers:
-            raise AttributeError("`" + name + "` is not a buffer")
-        return buf
-
-    def get_extra_state(self):
-        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
-                           "called.")
-
-    def set_extra_state(self, state) -> None:
-        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
-                           "called.")
+        return _resolve(self, target, lambda owner, n, obj: n in owner._buffers, "not a buffer")
 
     # ------------------------------------------------------------------ attribute protocol
     def __getattr__(self, name: str):
-        d = self.__dict__
-        if "_parameters" in d:
-            if name in d["_parameters"]:
-                return d["_parameters"][name]
-            if name in d["_buffers"]:
-                return d["_buffers"][name]
-            if name in d["_modules"]:
-                return d["_modules"][name]
+        # only reached when normal lookup failed
+        state = self.__dict__
+        if "_parameters" in state:
+            for table in ("_parameters", "_buffers", "_modules"):
+                members = state[table]
+                if name in members:
+                    return members[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
-        d = self.__dict__
-        params = d.get("_parameters")
+        state = self.__dict__
+        params, bufs, mods = (state.get(k) for k in ("_parameters", "_buffers", "_modules"))
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            _remove_from(name, d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            _forget(name, state, bufs, mods, self._non_persistent_buffers_set)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
-            self.register_parameter(name, value)
+            self.register_parameter(name, None)
+        elif isinstance(value, Module):
+            if mods is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            _forget(name, state, params, bufs, self._non_persistent_buffers_set)
+            mods[name] = value
+        elif mods is not None and name in mods:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            mods[name] = None
+        elif isinstance(value, Buffer) or (bufs is not None and name in bufs):
+            if value is not None and not (isinstance(value, Tensor) or
+                                          hasattr(value, "__torch_function__")):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+            # a plain tensor keeps the buffer's current persistence; a Buffer brings its own
+            keep = value.persistent if isinstance(value, Buffer) else \
+                name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, keep)
         else:
-            modules = d.get("_modules")
-            if isinstance(value, Module):
-                if modules is None:
-                    raise AttributeError("cannot assign module before Module.__init__() call")
-                _remove_from(name, d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-                modules[name] = value
-            elif modules is not None and name in modules:
-                if value is not None:
-                    raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
-                                    "(torch.nn.Module or None expected)")
-                modules[name] = value
-            else:
-                buffers = d.get("_buffers")
-                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
-                    if value is not None and not (isinstance(value, Tensor) or
-                                                  hasattr(value, "__torch_function__")):
-                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                        "(torch.nn.Buffer, torch.Tensor or None expected)")
-                    if isinstance(value, Buffer):
-                        persistent = value.persistent
-                    else:
-                        persistent = name not in self._non_persistent_buffers_set
-                    self.register_buffer(name, value, persistent)
-                else:
-                    object.__setattr__(self, name, value)
+            object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
-        if name in self._parameters:
-            del self._parameters[name]
-        elif name in self._buffers:
-            del self._buffers[name]
-            self._non_persistent_buffers_set.discard(name)
-        elif name in self._modules:
-            del self._modules[name]
-        else:
-            object.__delattr__(self, name)
+        for table in (self._parameters, self._buffers, self._modules):
+            if name in table:
+                del table[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
 
     def __getstate__(self):
-        return self.__dict__.copy()
+        return dict(self.__dict__)
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for key in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
-                    "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_state_dict_hooks",
-                    "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
-                    "_load_state_dict_post_hooks", "_backward_pre_hooks", "_backward_hooks"):
-            if key not in self.__dict__:
-                self.__dict__[key] = OrderedDict()
+        # pickles from older versions may lack tables added since
+        for table in _HOOK_TABLES:
+            self.__dict__.setdefault(table, OrderedDict())
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
         self.__dict__.setdefault("_is_full_backward_hook", None)
 
     def __dir__(self):
-        keys = (dir(self.__class__) + list(self.__dict__) + list(self._parameters) +
-                list(self._modules) + list(self._buffers))
-        return sorted(k for k in keys if not k[0].isdigit())
+        names = set(dir(type(self)))
+        names.update(self.__dict__, self._parameters, self._modules, self._buffers)
+        return sorted(n for n in names if not n[0].isdigit())
 
     # ------------------------------------------------------------------ traversal
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
         """Yield ``(name, module)`` for self and every descendant (each module once by default)."""
-        if memo is None:
-            memo = set()
-        if self in memo:
+        seen = set() if memo is None else memo
+        if self in seen:
             return
         if remove_duplicate:
-            memo.add(self)
+            seen.add(self)
         yield prefix, self
-        for name, module in self._modules.items():
-            if module is None:
-                continue
-            yield from module.named_modules(memo, prefix + ("." if prefix else "") + name,
-                                            remove_duplicate)
+        for name, child in self._modules.items():
+            if child is not None:
+                yield from child.named_modules(seen, f"{prefix}.{name}" if prefix else name,
+                                               remove_duplicate)
 
     def _named_members(self, get_members_fn, prefix: str = "", recurse: bool = True,
                        remove_duplicate: bool = True):
-        memo = set()
-        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
-            if recurse else [(prefix, self)]
-        for module_prefix, module in modules:
-            for k, v in get_members_fn(module):
-                if v is None or v in memo:
+        if recurse:
+            owners = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+        else:
+            owners = [(prefix, self)]
+        seen = set()
+        for owner_name, owner in owners:
+            for name, member in get_members_fn(owner):
+                if member is None or member in seen:
                     continue
                 if remove_duplicate:
-                    memo.add(v)
-                yield module_prefix + ("." if module_prefix else "") + k, v
+                    seen.add(member)
+                yield (f"{owner_name}.{name}" if owner_name else name), member
 
     def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
         """Yield ``(dotted name, parameter)``."""
@@ -518,8 +337,7 @@ class Module:
 
     def parameters(self, recurse: bool = True):
         """Yield every parameter (shared ones once)."""
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
+        return (p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
         """Yield ``(dotted name, buffer)``."""
@@ -528,57 +346,43 @@ class Module:
 
     def buffers(self, recurse: bool = True):
         """Yield every buffer."""
-        for _, b in self.named_buffers(recurse=recurse):
-            yield b
+        return (b for _, b in self.named_buffers(recurse=recurse))
 
     def named_children(self):
         """Yield ``(name, module)`` for the direct children (each once)."""
-        memo = set()
-        for name, module in self._modules.items():
-            if module is not None and module not in memo:
-                memo.add(module)
-                yield name, module
+        seen = set()
+        for name, child in self._modules.items():
+            if child is None or child in seen:
+                continue
+            seen.add(child)
+            yield name, child
 
     def children(self):
         """Yield the direct children."""
-        for _, module in self.named_children():
-            yield module
+        return (c for _, c in self.named_children())
 
     def modules(self):
         """Yield self and every descendant."""
-        for _, module in self.named_modules():
-            yield module
+        return (m for _, m in self.named_modules())
 
     # ------------------------------------------------------------------ bulk changes
     def apply(self, fn):
         """Call ``fn(module)`` on every child (recursively), then on self; returns self."""
-        for module in self.children():
-            module.apply(fn)
+        for child in self.children():
+            child.apply(fn)
         fn(self)
         return self
 
     def _apply(self, fn, recurse: bool = True):
         if recurse:
-            for module in self.children():
-                module._apply(fn)
-        for key, param in self._parameters.items():
-            if param is None:
-                continue
-            with no_grad():
-                param_applied = fn(param)
-            # keep the Parameter object (optimizers hold it) and swap its data, as torch does
-            param.data = param_applied
-            grad = param.grad
-            if grad is not None:
-                with no_grad():
-                    grad_applied = fn(grad)
-                if grad_applied.dtype is grad.dtype:
-                    grad.data = grad_applied
-                else:
-                    param._set_grad_unchecked(grad_applied)
-        for key, buf in self._buffers.items():
-            if buf is not None:
-                self._buffers[key] = fn(buf)
+            for child in self.children():
+                child._apply(fn)
+        for p in self._parameters.values():
+            if p is not None:
+                _convert_parameter(p, fn)
+        for name, b in list(self._buffers.items()):
+            if b is not None:
+                self._buffers[name] = fn(b)
         return self
 
     def to(self, *args, **kwargs):
@@ -593,9 +397,26 @@ class Module:
                               "may change, and some modules might not work as expected when using "
                               "complex tensors as parameters or buffers.", stacklevel=2)
 
-        def convert(t):
-            return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None)
-        return self._apply(convert)
+        def move(t):
+            # integer/bool tensors follow the device but keep their dtype
+            keeps_dtype = not (t.is_floating_point() or t.is_complex())
+            return t.to(device, None if keeps_dtype else dtype)
+        return self._apply(move)
+
+    def _cast_floats(self, method: str):
+        return self._apply(lambda t: getattr(t, method)() if t.is_floating_point() else t)
+
+    def float(self):
+        return self._cast_floats("float")
+
+    def double(self):
+        return self._cast_floats("double")
+
+    def half(self):
+        return self._cast_floats("half")
+
+    def bfloat16(self):
+        return self._cast_floats("bfloat16")
 
     def cpu(self):
         return self._apply(lambda t: t.cpu())
@@ -605,18 +426,6 @@ class Module:
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))
-
-    def float(self):
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
-
-    def double(self):
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
-
-    def half(self):
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
-
-    def bfloat16(self):
-        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def to_empty(self, *, device, recurse: bool = True):
         """Fresh uninitialised storage on ``device`` for every parameter and buffer."""
@@ -631,8 +440,8 @@ class Module:
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
-        for module in self.children():
-            module.train(mode)
+        for child in self.children():
+            child.train(mode)
         return self
 
     def eval(self):
@@ -648,200 +457,22 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters (to None by default)."""
         for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    g = p.grad
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
-
-    # ------------------------------------------------------------------ state dict
-    def _register_state_dict_hook(self, hook):
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
-
-    def register_state_dict_post_hook(self, hook):
-        """``hook(module, state_dict, prefix, local_metadata)`` runs after ``state_dict``."""
-        hook._from_public_api = True
-        return self._register_state_dict_hook(hook)
-
-    def register_state_dict_pre_hook(self, hook):
-        """``hook(module, prefix, keep_vars)`` runs before ``state_dict``."""
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
-
-    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook, self if with_module else None)
-        return handle
-
-    def register_load_state_dict_pre_hook(self, hook):
-        """``hook(module, state_dict, prefix, local_metadata, strict, missing, unexpected, errors)``."""
-        return self._register_load_state_dict_pre_hook(hook, with_module=True)
-
-    def register_load_state_dict_post_hook(self, hook):
-        """``hook(module, incompatible_keys)`` runs after ``load_state_dict``."""
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
-
-    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-        if getattr(self.__class__, "get_extra_state", Module.get_extra_state) is not \
-                Module.get_extra_state:
-            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
-
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
-        """An OrderedDict of every parameter and persistent buffer by dotted name (with ``_metadata``)."""
-        if args:
-            warnings.warn("Positional args are being deprecated, use kwargs instead.", FutureWarning,
-                          stacklevel=2)
-            destination = args[0] if destination is None else destination
-            if len(args) > 1 and prefix == "":
-                prefix = args[1]
-            if len(args) > 2 and keep_vars is False:
-                keep_vars = args[2]
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        local_metadata = dict(version=self._version)
-        if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = local_metadata
-        for hook in self._state_dict_pre_hooks.values():
-            hook(self, prefix, keep_vars)
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, local_metadata)
-            if not getattr(hook, "_from_public_api", False):
-                if result is not None:
-                    destination = result
-            elif result is not None:
-                raise RuntimeError("state_dict post-hook must return None")
-        return destination
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs) -> None:
-        for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
-        persistent = {k: v for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items())
-                       if v is not None}
-        assign = local_metadata.get("assign_to_params_buffers", False)
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
+            g = p.grad
+            if g is None:
                 continue
-            input_param = state_dict[key]
-            if not isinstance(input_param, Tensor) and not hasattr(input_param, "__torch_function__"):
-                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor '
-                                  f"or Tensor-like object from checkpoint but received "
-                                  f"{type(input_param)}")
+            if set_to_none:
+                p.grad = None
                 continue
-            if param.dim() == 0 and input_param.dim() == 1 and input_param.shape[0] == 1:
-                input_param = input_param[0]
-            if input_param.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{input_param.shape} from checkpoint, the shape in current model "
-                                  f"is {param.shape}.")
-                continue
-            try:
-                with no_grad():
-                    if assign:
-                        if isinstance(param, Parameter):
-                            if not isinstance(input_param, Parameter):
-                                input_param = Parameter(input_param, requires_grad=param.requires_grad)
-                            else:
-                                input_param.requires_grad_(param.requires_grad)
-                        setattr(self, name, input_param)
-                    else:
-                        param.copy_(input_param)
-            except Exception as ex:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the '
-                                  f"model are {param.size()} and whose dimensions in the checkpoint "
-                                  f"are {input_param.size()}, an exception occurred : {ex.args}.")
-        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-        if getattr(self.__class__, "set_extra_state", Module.set_extra_state) is not \
-                Module.set_extra_state:
-            if extra_key in state_dict:
-                self.set_extra_state(state_dict[extra_key])
-            elif strict:
-                missing_keys.append(extra_key)
-        elif strict and extra_key in state_dict:
-            unexpected_keys.append(extra_key)
-        if strict:
-            for key in state_dict:
-                if key.startswith(prefix) and key != extra_key:
-                    input_name = key[len(prefix):].split(".", 1)
-                    if len(input_name) > 1:
-                        if input_name[0] not in self._modules:
-                            unexpected_keys.append(key)
-                    elif input_name[0] not in local_state:
-                        unexpected_keys.append(key)
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """Copy parameters and buffers from ``state_dict``; returns ``(missing_keys, unexpected_keys)``."""
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys: list = []
-        unexpected_keys: list = []
-        error_msgs: list = []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-        if metadata is not None:
-            state_dict._metadata = metadata
-
-        def load(module, local_state_dict, prefix=""):
-            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                         unexpected_keys, error_msgs)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    load(child, {k: v for k, v in local_state_dict.items()
-                                 if k.startswith(child_prefix)}, child_prefix)
-            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
-            for hook in module._load_state_dict_post_hooks.values():
-                if hook(module, incompatible) is not None:
-                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` "
-                                         "are not expected to return new values, if incompatible_keys "
-                                         "need to be modified, it should be done inplace.")
-
-        load(self, state_dict)
-        if strict:
-            if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected_keys)))
-            if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing_keys)))
-        if error_msgs:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self.__class__.__name__, "\n\t".join(error_msgs)))
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
+            # cut the gradient out of any graph before zeroing it in place
+            if g.grad_fn is None:
+                g.requires_grad_(False)
+            else:
+                g.detach_()
+            g.zero_()
 
     # ------------------------------------------------------------------ repr
     def _get_name(self) -> str:
-        return self.__class__.__name__
+        return type(self).__name__
 
     def extra_repr(self) -> str:
         """Extra text inside ``Name(...)``; override in subclasses."""
@@ -849,26 +480,28 @@ class Module:
 
     def __repr__(self) -> str:
         extra = self.extra_repr()
-        extra_lines = extra.split("\n") if extra else []
-        child_lines = ["(" + key + "): " + _addindent(repr(module), 2)
-                       for key, module in self._modules.items()]
-        lines = extra_lines + child_lines
-        main = self._get_name() + "("
-        if lines:
-            if len(extra_lines) == 1 and not child_lines:
-                main += extra_lines[0]
-            else:
-                main += "\n  " + "\n  ".join(lines) + "\n"
-        return main + ")"
+        body = extra.split("\n") if extra else []
+        if len(body) == 1 and not self._modules:
+            return f"{self._get_name()}({body[0]})"
+        body += [f"({name}): {_addindent(repr(child), 2)}" for name, child in self._modules.items()]
+        if not body:
+            return self._get_name() + "()"
+        return self._get_name() + "(\n  " + "\n  ".join(body) + "\n)"
 
 
-def _remove_from(name, *dicts_or_sets) -> None:
-    for d in dicts_or_sets:
-        if name in d:
-            if isinstance(d, dict):
-                del d[name]
-            else:
-                d.discard(name)
+def _convert_parameter(p: Parameter, fn) -> None:
+    """Apply ``fn`` to a parameter and its grad in place of their data (optimizers hold ``p``)."""
+    with no_grad():
+        p.data = fn(p)
+    g = p.grad
+    if g is None:
+        return
+    with no_grad():
+        new_g = fn(g)
+    if new_g.dtype is g.dtype:
+        g.data = new_g
+    else:
+        p._set_grad_unchecked(new_g)
 
 
 def _parse_to(*args, **kwargs):
@@ -876,8 +509,8 @@ def _parse_to(*args, **kwargs):
     from ..._device import device as Device
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    for ignored in ("non_blocking", "memory_format"):
+        kwargs.pop(ignored, None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
                         f"keyword argument '{next(iter(kwargs))}'")
@@ -887,7 +520,7 @@ def _parse_to(*args, **kwargs):
         elif isinstance(a, D.dtype):
             dtype = a
         elif isinstance(a, (str, int, Device)) and not isinstance(a, bool):
-            device = Device(a) if not isinstance(a, Device) else a
+            device = a if isinstance(a, Device) else Device(a)
     if isinstance(device, str):
         device = Device(device)
     return device, dtype
