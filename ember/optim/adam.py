@@ -158,19 +158,7 @@ class Adam(Optimizer):
             avgs = [real(st["exp_avg"]) for st in sts]
             sqs = [real(st["exp_avg_sq"]) for st in sts]
             steps = [st["step"] for st in sts]
-            if group["maximize"]:
-                gs = F._foreach_neg(gs)
-            F._foreach_add_(steps, 1)
-            if wd != 0:
-                if group["decoupled_weight_decay"]:
-                    F._foreach_mul_(ps, 1 - lr * wd)
-                elif group["maximize"]:
-                    F._foreach_add_(gs, ps, alpha=wd)
-                else:
-                    gs = F._foreach_add(gs, ps, alpha=wd)
-            F._foreach_lerp_(avgs, gs, 1 - beta1)
-            F._foreach_mul_(sqs, beta2)
-            F._foreach_addcmul_(sqs, gs, gs, 1 - beta2)
+            gs = _foreach_moments(ps, gs, avgs, sqs, steps, group, lr, wd, beta1, beta2)
             sv = [_get_value(s) for s in steps]
             if sv.count(sv[0]) == len(sv):  # the usual case: one scalar for the whole group
                 step_size = (lr / (1 - beta1 ** sv[0])) * -1
@@ -274,3 +262,22 @@ def adam(params: list, grads: list, exp_avgs: list, exp_avg_sqs: list, max_exp_a
     else:
         for p, g, st in zip(params, grads, states):
             opt._update(p, g, st, group)
+
+
+def _foreach_moments(ps, gs, avgs, sqs, steps, group, lr, wd, beta1, beta2):
+    """The multi-tensor steps Adam, NAdam and RAdam share: count the step, apply weight decay
+    (decoupled or L2), and update the first and second moments; returns the gradients used."""
+    if group["maximize"]:
+        gs = F._foreach_neg(gs)
+    F._foreach_add_(steps, 1)
+    if wd != 0:
+        if group["decoupled_weight_decay"]:
+            F._foreach_mul_(ps, 1 - lr * wd)
+        elif group["maximize"]:
+            F._foreach_add_(gs, ps, alpha=wd)
+        else:
+            gs = F._foreach_add(gs, ps, alpha=wd)
+    F._foreach_lerp_(avgs, gs, 1 - beta1)
+    F._foreach_mul_(sqs, beta2)
+    F._foreach_addcmul_(sqs, gs, gs, 1 - beta2)
+    return gs

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
-from .adam import _as_real, _same
+from .adam import _as_real, _same, _foreach_moments
 from .optimizer import Optimizer, _get_scalar_dtype, _get_value, _step_tensor, _to_scalar
 from .sgd import _by_dtype
 
@@ -122,19 +122,7 @@ class NAdam(Optimizer):
             avgs = [real(st["exp_avg"]) for st in sts]
             sqs = [real(st["exp_avg_sq"]) for st in sts]
             steps, mu_prods = [st["step"] for st in sts], [st["mu_product"] for st in sts]
-            if group["maximize"]:
-                gs = F._foreach_neg(gs)
-            F._foreach_add_(steps, 1)
-            if wd != 0:
-                if group["decoupled_weight_decay"]:
-                    F._foreach_mul_(ps, 1 - lr * wd)
-                elif group["maximize"]:
-                    F._foreach_add_(gs, ps, alpha=wd)
-                else:
-                    gs = F._foreach_add(gs, ps, alpha=wd)
-            F._foreach_lerp_(avgs, gs, 1 - beta1)
-            F._foreach_mul_(sqs, beta2)
-            F._foreach_addcmul_(sqs, gs, gs, 1 - beta2)
+            gs = _foreach_moments(ps, gs, avgs, sqs, steps, group, lr, wd, beta1, beta2)
             denom = F._foreach_sqrt(sqs)
             sv = [_get_value(s) for s in steps]
             mus = [beta1 * (1.0 - 0.5 * 0.96 ** (s * md)) for s in sv]

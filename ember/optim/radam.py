@@ -14,7 +14,7 @@ from __future__ import annotations
 from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
-from .adam import _as_real, _same
+from .adam import _as_real, _same, _foreach_moments
 from .nadam import _check_adam_args, _tensor_steps
 from .optimizer import Optimizer, _get_value, _step_tensor, _to_scalar
 from .sgd import _by_dtype
@@ -98,19 +98,7 @@ class RAdam(Optimizer):
             avgs = [real(st["exp_avg"]) for st in sts]
             sqs = [real(st["exp_avg_sq"]) for st in sts]
             steps = [st["step"] for st in sts]
-            if group["maximize"]:
-                gs = F._foreach_neg(gs)
-            F._foreach_add_(steps, 1)
-            if wd != 0:
-                if group["decoupled_weight_decay"]:
-                    F._foreach_mul_(ps, 1 - lr * wd)
-                elif group["maximize"]:
-                    F._foreach_add_(gs, ps, alpha=wd)
-                else:
-                    gs = F._foreach_add(gs, ps, alpha=wd)
-            F._foreach_lerp_(avgs, gs, 1 - beta1)
-            F._foreach_mul_(sqs, beta2)
-            F._foreach_addcmul_(sqs, gs, gs, 1 - beta2)
+            gs = _foreach_moments(ps, gs, avgs, sqs, steps, group, lr, wd, beta1, beta2)
             facs = [self._factors(_get_value(s), beta1, beta2) for s in steps]
             plain = [j for j, f in enumerate(facs) if f[1] is None]
             rect = [j for j, f in enumerate(facs) if f[1] is not None]
