@@ -12,9 +12,9 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
+import _timing  # noqa: E402  (bench/ is on sys.path when a benchmark runs)
 
 
 def make_step(lib):
@@ -39,15 +39,7 @@ def make_step(lib):
 
 def time_step(step, steps: int, repeats: int = 5) -> float:
     """Best-of-``repeats`` mean milliseconds per step."""
-    for _ in range(20):
-        step()
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            step()
-        best = min(best, (time.perf_counter() - t0) / steps)
-    return best * 1e3
+    return _timing.time_step(step, steps, repeats, warmup=20)
 
 
 def main() -> None:
