@@ -18,7 +18,7 @@ from ._storage import VersionCounter
 from ._tensor_base import TensorBase
 from ._tensor_methods._args import as_device, as_dtype, size_args
 from .autograd.grad_mode import no_grad
-from .ops import creation as C
+from ._primitives import creation as C
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "empty_strided",
            "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like",

@@ -26,7 +26,7 @@ from .autograd.grad_mode import STATE
 from .autograd.graph import (AccumulateGrad, LOCAL as GRAPH_LOCAL, SavedTensor,
                              node_class_for)
 from .autograd.graph import _seq as _SEQ
-from .ops._registry import OpDef, TensorMeta
+from ._primitives._registry import OpDef, TensorMeta
 
 
 def _stack_trace():

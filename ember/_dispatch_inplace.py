@@ -16,7 +16,7 @@ from ._errors import dtype_title
 from ._tensor_base import TensorBase
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, SavedTensor
-from .ops._registry import OpDef
+from ._primitives._registry import OpDef
 
 __all__ = ["dispatch_inplace", "dispatch_out", "copy_slices", "CopySlices"]
 

@@ -17,7 +17,7 @@ import numpy as np
 from ._dispatch import dispatch
 from ._tensor_base import TensorBase
 from .autograd.grad_mode import is_grad_enabled
-from .ops import view as V
+from ._primitives import view as V
 
 __all__ = ["getitem", "setitem"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ._dispatch import dispatch
 from ._dispatch_inplace import dispatch_inplace
 from ._errors import dtype_title
-from .ops import indexing as I
+from ._primitives import indexing as I
 
 __all__ = ["advanced_getitem", "advanced_setitem", "index_list"]
 

@@ -43,9 +43,9 @@ from ._tensor_methods.shape_copy import ShapeCopyMixin
 from ._tensor_methods.sorting import SortingMixin
 from ._tensor_methods.view import ViewMixin
 from .autograd.grad_mode import STATE
-from .ops import pointwise as P
-from .ops import shape_copy as SC
-from .ops import view as V
+from ._primitives import pointwise as P
+from ._primitives import shape_copy as SC
+from ._primitives import view as V
 from .overrides import (PLAIN_TYPES, DisableTorchFunctionSubclass, handle_torch_function,
                         has_torch_function)
 from .utils.hooks import RemovableHandle

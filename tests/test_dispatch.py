@@ -8,7 +8,7 @@ import threading
 import numpy as np
 
 import ember
-from ember.ops._registry import REGISTRY
+from ember._primitives._registry import REGISTRY
 from ember.utils._python_dispatch import (TorchDispatchMode, _get_current_dispatch_mode,
                                           _len_torch_dispatch_stack)
 

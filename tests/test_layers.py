@@ -23,7 +23,7 @@ LAYERS = [
     ("_dtype.py", 0), ("_device.py", 0), ("_shape.py", 0), ("_storage.py", 0), ("_errors.py", 0),
     ("_threads.py", 0), ("utils/__init__.py", 0), ("utils/hooks.py", 0), ("utils/_pytree.py", 0),
     # L1 operator definitions
-    ("ops/*", 1), ("backends/*", 1),
+    ("_primitives/*", 1), ("backends/*", 1),
     # L2 tensor + autograd
     ("autograd/*", 2), ("_tensor_base.py", 2), ("_dispatch.py", 2), ("_dispatch_inplace.py", 2), ("overrides.py", 2),
     ("_tensor_methods/*", 2), ("_tensor.py", 2), ("_creation.py", 2), ("_indexing*.py", 2),
@@ -163,7 +163,7 @@ def test_no_upward_imports():
     assert not problems, "upward imports:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("rel,expected", [("ops/pointwise.py", 1), ("nn/parallel/data_parallel.py", 8),
+@pytest.mark.parametrize("rel,expected", [("_primitives/pointwise.py", 1), ("nn/parallel/data_parallel.py", 8),
                                           ("nn/modules/linear.py", 4), ("_indexing_advanced.py", 2),
                                           ("utils/data/dataloader.py", 5), ("__init__.py", ROOF)])
 def test_layer_table_examples(rel, expected):
@@ -173,8 +173,8 @@ def test_layer_table_examples(rel, expected):
 def test_checker_sees_function_local_imports(tmp_path):
     code = "def f():\n    from ..nn import Linear\n    import numba\n"
     tree = ast.parse(code)
-    v = _Imports("ember.ops")
+    v = _Imports("ember._primitives")
     v.visit(tree)
     assert [m for _, m, _ in v.found] == ["ember.nn", "numba"]
     assert _file_of("ember.nn") == "nn/__init__.py"
-    assert LAZY_EXTERNAL and layer_of("nn/__init__.py") > layer_of("ops/view.py")
+    assert LAZY_EXTERNAL and layer_of("nn/__init__.py") > layer_of("_primitives/view.py")

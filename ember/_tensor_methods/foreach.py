@@ -18,7 +18,7 @@ import numbers
 
 from .._dispatch import dispatch
 from ..autograd.grad_mode import STATE
-from ..ops import foreach as F
+from .._primitives import foreach as F
 from ._args import TensorBase
 
 __all__ = ["ForeachMixin", "FUNCTIONS"]

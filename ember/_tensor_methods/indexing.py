@@ -1,6 +1,6 @@
 """Indexing methods (layer L2): gather/scatter, index_select/add/copy/fill, masked ops, nonzero, take.
 
-Primitives live in ``ops/indexing.py``; ``masked_select``, ``argwhere`` and ``take_along_dim`` are
+Primitives live in ``_primitives/indexing.py``; ``masked_select``, ``argwhere`` and ``take_along_dim`` are
 composites. In-place variants (``scatter_``, ``masked_fill_``...) go through ``dispatch_inplace``.
 
 Example:
@@ -20,7 +20,7 @@ from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._indexing_advanced import index_put, index_put_
 from .._shape import broadcast_shapes, normalize_dim
-from ..ops import indexing as I
+from .._primitives import indexing as I
 from ..overrides import public
 from ._args import TensorBase
 
@@ -227,7 +227,7 @@ def _masked_fill(input, mask, value, inplace):
 
 
 def _where(mask, a, b):
-    from ..ops import pointwise as P
+    from .._primitives import pointwise as P
     return dispatch(P.where, mask, a, b)
 
 

@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
-from ..ops import linalg as L
+from .._primitives import linalg as L
 from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import TensorBase
 

@@ -1,5 +1,5 @@
-"""Decompositions and solvers (layer L2): the ``torch.linalg`` functions over ``ops/linalg_decomp.py``
-and ``ops/linalg_spectral.py``, plus torch's older ``torch.*``/``Tensor`` forms (``det``, ``inverse``,
+"""Decompositions and solvers (layer L2): the ``torch.linalg`` functions over ``_primitives/linalg_decomp.py``
+and ``_primitives/linalg_spectral.py``, plus torch's older ``torch.*``/``Tensor`` forms (``det``, ``inverse``,
 ``svd(some=)``, ``qr(some=)``, ``cholesky``, ``triangular_solve``, ``lu_unpack``, ``pinverse``...).
 
 Example:
@@ -14,8 +14,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import dispatch, wrap
-from ..ops import linalg_decomp as LD
-from ..ops import linalg_spectral as LS
+from .._primitives import linalg_decomp as LD
+from .._primitives import linalg_spectral as LS
 from ..overrides import public
 from .reduction import _return_type, return_types
 from .shape_copy import stack

@@ -9,7 +9,7 @@ Example:
 from __future__ import annotations
 
 from .._dispatch import dispatch
-from ..ops import nn_ops as NN
+from .._primitives import nn_ops as NN
 from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import as_dtype, dim_arg
 

@@ -16,7 +16,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch, result_dtype, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
-from ..ops import pointwise as P
+from .._primitives import pointwise as P
 from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import TensorBase
 

@@ -1,4 +1,4 @@
-"""More pointwise methods (layer L2) over ``ops/pointwise_math.py``: gamma family, xlogy, copysign,
+"""More pointwise methods (layer L2) over ``_primitives/pointwise_math.py``: gamma family, xlogy, copysign,
 sinc, deg2rad/rad2deg, heaviside, logit, nextafter, ldexp, frexp, gcd/lcm, bit shifts (``<<``, ``>>``),
 angle/polar/complex/view_as_real/view_as_complex, isreal, and the comparisons isclose/allclose/equal.
 
@@ -13,7 +13,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch, result_dtype
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
-from ..ops import pointwise_math as PM
+from .._primitives import pointwise_math as PM
 from ..overrides import public
 from ._args import TensorBase
 from .pointwise import _other, binary, unary

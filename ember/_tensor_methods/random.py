@@ -16,7 +16,7 @@ from .. import _dtype as D
 from .._device import get_default_device
 from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
-from ..ops import random as R
+from .._primitives import random as R
 from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ..random import default_generator
 from ._args import TensorBase, as_device, as_dtype, size_args

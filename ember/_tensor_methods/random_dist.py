@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 from .._dispatch import dispatch
-from ..ops import random_dist as RD
+from .._primitives import random_dist as RD
 from ..overrides import public
 from ..random import default_generator
 

@@ -1,5 +1,5 @@
 """Reduction methods (layer L2): torch's forms of ``dim``/``keepdim``/``dtype``/``correction`` turned
-into the canonical params of ``ops/reduction.py``, plus the composites (nansum, nanmean, var_mean,
+into the canonical params of ``_primitives/reduction.py``, plus the composites (nansum, nanmean, var_mean,
 count_nonzero, norm, aminmax, median) and torch's named-tuple results (``return_types``).
 
 Example:
@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_out
 from .._errors import dtype_title
-from ..ops import reduction as R
+from .._primitives import reduction as R
 from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import TensorBase, as_dtype, size_args
 

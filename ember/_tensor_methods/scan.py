@@ -1,4 +1,4 @@
-"""Scan methods (layer L2): cummax/cummin/logcumsumexp (primitives in ``ops/scan.py``) and the
+"""Scan methods (layer L2): cummax/cummin/logcumsumexp (primitives in ``_primitives/scan.py``) and the
 composites diff, trapezoid (trapz) and cumulative_trapezoid.
 
 Example:
@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import _dtype as D
 from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_out
-from ..ops import scan as SC
+from .._primitives import scan as SC
 from ..overrides import public
 from ._args import TensorBase
 from .shape_copy import cat

@@ -1,6 +1,6 @@
 """Copying shape methods (layer L2): cat, stack, flip, roll, repeat, tile, tril/triu, broadcasting.
 
-Primitives (cat, flip, roll, tril, triu) live in ``ops/shape_copy.py``; the rest are composites of
+Primitives (cat, flip, roll, tril, triu) live in ``_primitives/shape_copy.py``; the rest are composites of
 ember ops, so they get autograd and meta shapes for free.
 
 Example:
@@ -21,7 +21,7 @@ from .._dispatch import dispatch, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._shape import broadcast_shapes as _broadcast_shapes, normalize_dim
-from ..ops import shape_copy as SC
+from .._primitives import shape_copy as SC
 from ..overrides import public
 from ._args import TensorBase, as_device, as_dtype, size_args
 

@@ -1,5 +1,5 @@
 """Sorting, selection, uniqueness and counting methods (layer L2): torch's argument forms turned into
-the canonical params of ``ops/sorting.py``, plus the composites argsort, msort, quantile/nanquantile
+the canonical params of ``_primitives/sorting.py``, plus the composites argsort, msort, quantile/nanquantile
 (sort + gather + lerp, so they get autograd), bucketize, and torch's named-tuple results.
 
 Example:
@@ -14,7 +14,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_out
 from .._errors import dtype_title
-from ..ops import sorting as S
+from .._primitives import sorting as S
 from ..overrides import public
 from ._args import TensorBase
 from .reduction import _copy_out, _norm1, _pair, _return_type, return_types

@@ -1,4 +1,4 @@
-"""``torch.special``-only functions (layer L2) over ``ops/special.py``: Bessel, normal-CDF, erfcx,
+"""``torch.special``-only functions (layer L2) over ``_primitives/special.py``: Bessel, normal-CDF, erfcx,
 entr, zeta, incomplete gamma; plus torch's top-level ``i0``/``igamma``/``igammac``/``mvlgamma`` and
 their Tensor methods.
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from ..ops import pointwise_math as PM
-from ..ops import special as S
+from .._primitives import pointwise_math as PM
+from .._primitives import special as S
 from ..overrides import public
 from .pointwise import binary, unary
 

@@ -1,4 +1,4 @@
-"""View methods (layer L2): primitives from ``ops/view.py`` and the composites torch builds on them.
+"""View methods (layer L2): primitives from ``_primitives/view.py`` and the composites torch builds on them.
 
 Every result shares the input's memory (``_base`` and version counter), except ``reshape`` and
 ``flatten`` when the strides force a copy, as in torch.
@@ -9,8 +9,8 @@ import math
 
 from .._dispatch import dispatch
 from .._shape import infer_size, normalize_dim, view_strides
-from ..ops import shape_copy as SC
-from ..ops import view as V
+from .._primitives import shape_copy as SC
+from .._primitives import view as V
 from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import TensorBase, dim_arg, size_args
 

@@ -1,4 +1,4 @@
-"""``torch.fft``: discrete Fourier transforms over ``ops/fft.py``'s three primitives.
+"""``torch.fft``: discrete Fourier transforms over ``_primitives/fft.py``'s three primitives.
 
 Every function takes torch's ``n``/``s`` (pad with zeros or trim first), ``dim`` and ``norm``
 ('backward' default, 'forward', 'ortho'); real inputs promote to complex of the same precision and
@@ -17,7 +17,7 @@ from .._errors import dtype_title
 from .._shape import normalize_dim
 from .._tensor_methods.shape_copy import cat, roll
 from .._tensor_methods.linalg_decomp import _out
-from ..ops import fft as F
+from .._primitives import fft as F
 from ..overrides import public
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",

@@ -24,7 +24,7 @@ from .._tensor_methods.linalg_decomp import (LinAlgError, _out, cholesky, choles
                                              svdvals, linalg_cross as cross)
 from .._dispatch import dispatch
 from .._tensor_methods.reduction import _return_type, return_types, vector_norm
-from ..ops import linalg_decomp as _LD
+from .._primitives import linalg_decomp as _LD
 from ..overrides import public
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",

@@ -15,7 +15,7 @@ import math
 from .. import _dtype as D
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
-from ..ops import nn_ops as NN
+from .._primitives import nn_ops as NN
 from ..overrides import public
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]

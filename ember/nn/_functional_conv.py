@@ -1,6 +1,6 @@
 """Convolution, pooling, padding, unfold/fold and pixel shuffles of ``nn.functional`` (layer L4).
 
-Convolutions and pools call the primitives of ``ops.conv`` / ``ops.pooling`` on batched inputs (an
+Convolutions and pools call the primitives of ``_primitives.conv`` / ``_primitives.pooling`` on batched inputs (an
 unbatched input gets a batch dim of 1, 1-d pools run as 2-d ones, as in torch); the rest are
 composites of Tensor ops. Resampling (interpolate, grid_sample) lives in ``_functional_sampling``.
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from .._creation import from_numpy
 from ..overrides import public
-from ..ops import conv as _C
-from ..ops import pooling as _P
-from ..ops.sampling import pad_indices
+from .._primitives import conv as _C
+from .._primitives import pooling as _P
+from .._primitives.sampling import pad_indices
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",

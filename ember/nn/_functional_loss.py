@@ -15,7 +15,7 @@ import warnings
 
 from .._tensor_methods.pointwise import where
 from .._dispatch import dispatch
-from ..ops import nn_ops as NN
+from .._primitives import nn_ops as NN
 from ..overrides import public
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",

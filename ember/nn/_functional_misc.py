@@ -19,7 +19,7 @@ from .._creation import empty_like, tensor as _tensor
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
 from ..autograd.grad_mode import no_grad
-from ..ops import nn_ops as NN
+from .._primitives import nn_ops as NN
 
 __all__ = ["prelu", "rrelu", "rrelu_", "softshrink", "hardshrink", "gumbel_softmax", "embedding_bag",
            "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",

@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._tensor_methods.shape_copy import cat
 from ..autograd.grad_mode import no_grad
-from ..ops import nn_ops as NN
+from .._primitives import nn_ops as NN
 from ..overrides import public
 
 __all__ = ["layer_norm", "rms_norm", "normalize", "batch_norm", "group_norm", "instance_norm",

@@ -1,6 +1,6 @@
 """Resampling in ``nn.functional``: interpolate / upsample, grid_sample, affine_grid (layer L4).
 
-Interpolation applies index and weight tables from ``ops.sampling`` along one spatial dim at a time
+Interpolation applies index and weight tables from ``_primitives.sampling`` along one spatial dim at a time
 (separable, so bilinear/bicubic/trilinear are 1-d passes of the ``resample_dim`` primitive), and
 grid_sample gathers the corners of each sample point with ``gather`` and weights differentiable in
 the grid. Autograd (and double backward) comes from the Tensor ops used.
@@ -20,7 +20,7 @@ import numpy as np
 from .._creation import from_numpy
 from .._tensor_methods.pointwise import where
 from ..overrides import public
-from ..ops.sampling import aa_taps, cubic_taps, linear_taps, nearest_taps, resample_dim
+from .._primitives.sampling import aa_taps, cubic_taps, linear_taps, nearest_taps, resample_dim
 from ._functional_conv import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample",

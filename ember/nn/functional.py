@@ -21,7 +21,7 @@ from .._tensor_methods.pointwise import where
 from ..autograd.grad_mode import no_grad
 from .._dispatch import dispatch
 from .._shape import normalize_dim
-from ..ops import nn_ops as NN
+from .._primitives import nn_ops as NN
 from ..overrides import public
 from . import _functional_attention, _functional_loss_more, _functional_misc, _functional_norm
 from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention

@@ -14,7 +14,7 @@ from .._tensor_methods import pointwise as _pw
 from .._tensor_methods import pointwise_math as _pm
 from .._tensor_methods import reduction as _red
 from .._tensor_methods.special import SPECIAL as _SPECIAL
-from ..ops import nn_ops as _nn
+from .._primitives import nn_ops as _nn
 from ..overrides import public
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf",

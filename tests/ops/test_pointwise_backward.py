@@ -1,4 +1,4 @@
-"""The fused activation backward primitives (ember/ops/pointwise_backward.py): first and second
+"""The fused activation backward primitives (ember/_primitives/pointwise_backward.py): first and second
 derivatives equal torch's, and equal the composite formulas they replace."""
 import numpy as np
 import pytest
@@ -24,7 +24,7 @@ def test_first_and_second_derivatives_match_torch(name):
 
 
 def test_inputs_named_out_are_refused():
-    from ember.ops._registry import REGISTRY, OpDef
+    from ember._primitives._registry import REGISTRY, OpDef
 
     def kernel(grad, out):
         return grad

@@ -1,4 +1,4 @@
-"""The fused recurrent-cell primitives (ember/ops/rnn_ops.py): values and first/second derivatives
+"""The fused recurrent-cell primitives (ember/_primitives/rnn_ops.py): values and first/second derivatives
 equal the unfused formulas run by torch, gradcheck/gradgradcheck in float64, meta shapes and errors."""
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import torch
 
 import ember
 from ember._dispatch import dispatch
-from ember.ops import rnn_ops as R
+from ember._primitives import rnn_ops as R
 
 RNG = np.random.default_rng(0)
 

@@ -3,7 +3,7 @@
 Parameter names, shapes and gate orders are torch's (LSTM gates ``i, f, g, o``; GRU ``r, z, n``), so
 state dicts move between the two. Each layer projects the whole input sequence with one matmul, then
 runs one ``(B, H) @ (H, G)`` matmul per time step; the LSTM/GRU gate maths of a step is one fused
-primitive (``ember/ops/rnn_ops.py``).
+primitive (``ember/_primitives/rnn_ops.py``).
 
 Example:
     >>> import ember
@@ -21,7 +21,7 @@ import warnings
 from ..._creation import empty, zeros
 from ..._dispatch import dispatch
 from ..._tensor_methods.shape_copy import cat, stack
-from ...ops import rnn_ops as R
+from ..._primitives import rnn_ops as R
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -1,4 +1,4 @@
-"""Op database entries for ``ops/pointwise_math.py``: gamma family, xlogy, copysign, sinc, angle
+"""Op database entries for ``_primitives/pointwise_math.py``: gamma family, xlogy, copysign, sinc, angle
 conversions, heaviside, logit, nextafter, ldexp, frexp, gcd/lcm, shifts, complex ops, closeness."""
 from __future__ import annotations
 
