@@ -6,7 +6,7 @@ an ``AutogradMeta`` created on demand, so plain tensors stay cheap to make.
 """
 from __future__ import annotations
 
-__all__ = ["TensorBase", "AutogradMeta"]
+__all__ = ["TensorBase", "AutogradMeta", "shape_of"]
 
 
 class AutogradMeta:
@@ -31,3 +31,9 @@ class TensorBase:
         "_requires_grad",  # True for leaves that require grad and for every non-leaf in a graph
         "_ameta",          # AutogradMeta or None
     )
+
+
+def shape_of(t) -> tuple:
+    """A tensor's shape as a plain tuple (cpu: the array's; meta: the recorded one)."""
+    d = t._data
+    return d.shape if d is not None else t._meta[0]
