@@ -22,14 +22,13 @@ from . import _dtype as D
 from ._device import CPU, META
 from ._shape import broadcast_shapes, contiguous_strides
 from ._primitives._registry import OpDef, TensorMeta, set_dispatcher
-from ._tensor_base import TensorBase, shape_of as _shape
+from ._tensor_base import TensorBase, new_tensor, shape_of as _shape
 from .autograd._recording import record
 from .autograd.grad_mode import STATE
 
 __all__ = ["dispatch", "wrap", "set_tensor_class", "TorchDispatchMode"]
 
 DEBUG = int(os.environ.get("EMBER_DEBUG", "0") or 0)
-_new = object.__new__
 _ndarray = np.ndarray
 _FROM_NP = D.FROM_NP
 _LOW = (D.float16, D.bfloat16)
@@ -99,25 +98,14 @@ def flat_tensors(args):
 # ------------------------------------------------------------------------------ wrapping
 def wrap(arr: np.ndarray, dtype=None) -> "Tensor":
     """A fresh cpu Tensor over ``arr`` (no autograd)."""
-    t = _new(Tensor)
-    t._data = arr
-    t._dtype = dtype or _FROM_NP[arr.dtype]
-    t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
-    t._output_nr = 0
-    t._requires_grad = False
-    return t
+    return new_tensor(Tensor, arr, dtype or _FROM_NP[arr.dtype])
 
 
 def wrap_meta(shape, dtype, strides=None, offset=0) -> "Tensor":
-    t = _new(Tensor)
-    t._data = None
-    t._dtype = dtype
+    """A fresh 'meta' Tensor (shape, strides, offset; no data)."""
     shape = tuple(shape)
-    t._meta = (shape, tuple(strides) if strides is not None else contiguous_strides(shape), offset)
-    t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
-    t._output_nr = 0
-    t._requires_grad = False
-    return t
+    strides = tuple(strides) if strides is not None else contiguous_strides(shape)
+    return new_tensor(Tensor, None, dtype, (shape, strides, offset))
 
 
 # ------------------------------------------------------------------------------ promotion
@@ -290,13 +278,7 @@ def _run_cpu(op, args, arrays, params):
             if low is not None and res.dtype == _F32:
                 res = res.astype(low.np)
             dt = _FROM_NP[res.dtype]
-        t = _new(Tensor)
-        t._data = res
-        t._dtype = dt
-        t._meta = t._storage = t._grad_fn = t._ameta = t._base = t._vc = None
-        t._output_nr = 0
-        t._requires_grad = False
-        return t
+        return new_tensor(Tensor, res, dt)
     if op.kind == "foreach":  # a list of arrays, or None when the kernel wrote in place
         return None if res is None else [_wrap_out(op, r, args, None, None) for r in res]
     if op.num_outputs == 1:
@@ -315,19 +297,12 @@ def _wrap_out(op, r, args, out_dt, low):
             r = r.astype(npdt)
     elif low is not None and r.dtype == np.float32:
         r = r.astype(low.np)
-    t = _new(Tensor)
-    t._data = r
-    t._dtype = out_dt or _FROM_NP[r.dtype]
-    t._meta = t._storage = t._grad_fn = t._ameta = None
-    t._output_nr = 0
-    t._requires_grad = False
+    dt = out_dt or _FROM_NP[r.dtype]
     if op.is_view:
         src = args[0]
-        t._base = src._base if src._base is not None else src
-        t._vc = src._version_cell()
-    else:
-        t._base = t._vc = None
-    return t
+        return new_tensor(Tensor, r, dt, base=src._base if src._base is not None else src,
+                          vc=src._version_cell())
+    return new_tensor(Tensor, r, dt)
 
 
 def _explain_failure(op, args, params, err):

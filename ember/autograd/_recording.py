@@ -16,14 +16,12 @@ Example:
 """
 from __future__ import annotations
 
-import traceback
-
 from .._tensor_base import AutogradMeta, TensorBase, shape_of
 from .grad_mode import STATE
-from .graph import LOCAL, AccumulateGrad, Node, SavedTensor, node_class_for
-from .graph import _seq as _SEQ
+from .graph import AccumulateGrad, Node, SavedTensor, node_class_for
 
 _new = object.__new__
+_init_node = Node.__init__  # the one Node constructor, called on a bare instance of a node class
 
 __all__ = ["record", "record_inplace", "edge_of", "grad_accumulator", "copy_slices", "CopySlices"]
 
@@ -105,11 +103,6 @@ def _regenerate_view_fn(t, fn):
 def record(op, args, params, outs, inplace_self_saved=None):
     """Create the op's Node: edges to every input, saved values, and outputs' grad_fn."""
     cls = op.node_class or node_class_for(op)
-    node = _new(cls)
-    node._seq = next(_SEQ)
-    node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain_hooks = None
-    node._metadata = node.view_version = None
-    node._trace = traceback.format_stack()[:-2] if LOCAL.anomaly else None
     edges, metas = [], []
     for a in args:
         if isinstance(a, TensorBase):
@@ -135,7 +128,8 @@ def record(op, args, params, outs, inplace_self_saved=None):
         else:
             edges.append((None, 0))
             metas.append(None)
-    node.next_functions = tuple(edges)
+    node = _new(cls)
+    _init_node(node, tuple(edges))
     node.input_meta = metas
     node.op = op
     node.params = params
@@ -201,7 +195,7 @@ def record_inplace(op, self, args, params, res, saved_self):
 def copy_slices(base, view, res):
     """Rewrite ``base``'s history after ``view`` (a view of base) was overwritten by ``res``."""
     cs = _new(CopySlices)
-    Node.__init__(cs, (edge_of(base) if base._requires_grad else (None, 0), edge_of(res)))
+    _init_node(cs, (edge_of(base) if base._requires_grad else (None, 0), edge_of(res)))
     cs.base_shape, cs.base_stride, cs.base_dtype = shape_of(base), base.stride(), base._dtype
     cs.view_geom = view._geometry_in(base)
     cs.view_meta = (shape_of(view), view._dtype)
