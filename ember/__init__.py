@@ -131,3 +131,4 @@ def __getattr__(name):
         if name in names:
             raise AttributeError(f"module 'ember' has no attribute '{name}': {why}")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+_LAZY_MODULES += ("ops", "library")  # torch.ops / torch.library, loaded on first use
