@@ -10,7 +10,9 @@
 - From a primitive to aten (for graphs recorded at the primitive level, make_fx / AOT autograd):
   ``aten_overloads(opdef)`` lists the overloads standing for an ``OpDef``
   (``ember._primitives.REGISTRY[name]``); ``to_aten_call(opdef, args, params)`` rewrites one
-  ``dispatch(opdef, *args, **params)`` call as ``(overload, args, kwargs)`` computing the same.
+  ``dispatch(opdef, *args, **params)`` call as ``(overload, args, kwargs)`` computing the same;
+  ``PRIMITIVES_WITHOUT_ATEN`` names the primitives no overload stands for, with the reason. A custom
+  operator's ``OpDef`` (``ember.library``) maps to its own ``ops.<ns>.<op>`` overload.
 
 Example:
     >>> import ember
@@ -24,11 +26,11 @@ Example:
 """
 from __future__ import annotations
 
-from ._aten import aten, aten_overloads, to_aten_call
+from ._aten import PRIMITIVES_WITHOUT_ATEN, aten, aten_overloads, to_aten_call
 from ._overload import OpNamespace, OpOverload, OpOverloadPacket
 
-__all__ = ["aten", "load_library", "aten_overloads", "to_aten_call", "OpOverload",
-           "OpOverloadPacket", "OpNamespace"]
+__all__ = ["aten", "load_library", "aten_overloads", "to_aten_call", "PRIMITIVES_WITHOUT_ATEN",
+           "OpOverload", "OpOverloadPacket", "OpNamespace"]
 
 _NAMESPACES: dict = {"aten": aten}  # ember.library adds its namespaces here
 loaded_libraries: set = set()

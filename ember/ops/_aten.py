@@ -28,16 +28,45 @@ from ._aten_table import TABLE
 from ._overload import OpNamespace, OpOverload
 from ._schema import FunctionSchema, parse_schema
 
-__all__ = ["aten", "aten_overloads", "to_aten_call"]
+__all__ = ["aten", "aten_overloads", "to_aten_call", "PRIMITIVES_WITHOUT_ATEN"]
 
 # params a primitive carries for ember's own bookkeeping, which no aten schema has
-_INTERNAL_PARAMS = {"as_strided": ("input_geometry",), "cat": ("sizes",), "to_dtype": ("copy",)}
+_INTERNAL_PARAMS = {"as_strided": ("input_geometry",), "cat": ("sizes",), "to_dtype": ("copy",),
+                    "random": ("low", "high", "dtype"), "random_to": ("low", "dtype"),
+                    "random_from_to": ("dtype",)}
 # schema arguments a primitive implies (its name already says them)
 _IMPLIED = {"div_floor": {"rounding_mode": "floor"}, "div_trunc": {"rounding_mode": "trunc"},
             "div": {"rounding_mode": None}}
 
 # primitive name -> [(OpOverload, input positions, fixed args, param renames), ...] in table order
 _BY_PRIM: dict = {}
+
+# primitives with no aten overload standing for them, and why (graphs keep them as ember primitives)
+PRIMITIVES_WITHOUT_ATEN = {
+    "adaptive_avg_pool_backward": "takes the input's shape; aten's pool backward overloads take the "
+                                  "input tensor itself",
+    "avg_pool_backward": "takes the input's shape; aten's pool backward overloads take the input",
+    "max_pool_backward": "scatters by saved indices given the input's shape; aten's "
+                         "max_pool*_with_indices_backward also takes the input and window",
+    "as_strided_backward": "as_strided's backward from geometry alone (no base tensor)",
+    "convolution_weight": "the weight gradient alone; aten.convolution_backward returns all three",
+    "cumsum_reverse": "suffix sums (cumsum's backward); aten spells it flip, cumsum, flip",
+    "index_mask": "one-hot mask of an index along a dim (max/min/median backward)",
+    "resample_dim": "ember's interpolation kernel along one dim; aten has one upsample op per mode",
+    "resample_dim_backward": "backward of resample_dim",
+    "lstm_cell_pointwise": "fused LSTM cell step; aten's _thnn_fused_lstm_cell has another contract",
+    "lstm_cell_pointwise_backward": "backward of lstm_cell_pointwise",
+    "gru_cell_pointwise": "fused GRU cell step; aten's _thnn_fused_gru_cell has another contract",
+    "gru_cell_pointwise_backward": "backward of gru_cell_pointwise",
+    "rnn_cat": "concatenation that records every piece's size (RNN steps)",
+    "rnn_split_steps": "split into per-step copies (RNN steps)",
+    "native_layer_norm_backward": "aten's takes bias and an output mask and gives None per masked "
+                                  "gradient (the table's entry for direct calls adapts)",
+    "nll_loss_backward": "takes the input's shape; aten's takes the input and the total weight "
+                         "(the table's entry for direct calls adapts)",
+    "tri_indices": "one primitive for tril_indices/triu_indices (an ``upper`` flag); both aten "
+                   "forms are in the table for direct calls",
+}
 
 
 def _kernel_params(op: OpDef) -> set:
@@ -125,7 +154,9 @@ def _call_impl(schema: FunctionSchema, fn_of, drop: set, fixed: dict):
                                           f"{args[i].name}={want!r}, got {values[i]!r}")
         if not target:
             target.append(fn_of())
-        return target[0](*(values[i] for i in keep_pos), **{n: values[i] for i, n in keep_kw})
+        out = target[0](*(values[i] for i in keep_pos), **{n: values[i] for i, n in keep_kw})
+        return None if returns_nothing else out
+    returns_nothing = schema.returns_text == "()"
     return impl
 
 
@@ -179,7 +210,11 @@ aten = _build()
 
 
 def aten_overloads(op: OpDef) -> list:
-    """The aten overloads standing for primitive ``op`` (table order; empty when it has none)."""
+    """The aten overloads standing for primitive ``op`` (table order; empty when it has none); for a
+    custom operator's OpDef, its own ``ops.<ns>.<op>`` overload."""
+    custom = getattr(op, "overload", None)
+    if custom is not None:
+        return [custom]
     return [entry[0] for entry in _BY_PRIM.get(op.name, ())]
 
 
@@ -194,6 +229,9 @@ def _fits(value, arg) -> bool:
 def to_aten_call(op: OpDef, args: tuple, params: dict):
     """Rewrite ``dispatch(op, *args, **params)`` as ``(overload, args, kwargs)`` such that
     ``overload(*args, **kwargs)`` computes the same; raises LookupError when no overload fits."""
+    custom = getattr(op, "overload", None)
+    if custom is not None:  # an ember.library operator: its OpDef takes the schema's arguments
+        return custom, tuple(args), {}
     internal = _INTERNAL_PARAMS.get(op.name, ())
     implied = _IMPLIED.get(op.name, {})
     defaults = op.param_defaults
@@ -228,6 +266,8 @@ def to_aten_call(op: OpDef, args: tuple, params: dict):
                 v = None
             elif a.has_default_value:
                 v = a.default
+            elif a.type == "ScalarType" and a.name == "input_dtype" and args:
+                v = args[0].dtype  # backward kernels: the dtype ember computed the input in
             else:
                 ok = False
                 break

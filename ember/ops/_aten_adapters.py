@@ -85,3 +85,78 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     """``aten.nll_loss_backward``: the gradient of ``nll_loss_forward`` for ``self``."""
     return dispatch(REGISTRY["nll_loss_backward"], grad_output, target, weight, shape=tuple(self.shape),
                     reduction=reduction, ignore_index=ignore_index)
+
+
+# random fills: aten's functional forms return a filled copy of ``self``
+def uniform(self, from_=0.0, to=1.0, generator=None):
+    """``aten.uniform``: a copy of ``self`` filled from U(from, to)."""
+    return self.clone().uniform_(from_, to, generator=generator)
+
+
+def exponential(self, lambd=1.0, generator=None):
+    return self.clone().exponential_(lambd, generator=generator)
+
+
+def cauchy(self, median=0.0, sigma=1.0, generator=None):
+    return self.clone().cauchy_(median, sigma, generator=generator)
+
+
+def log_normal(self, mean=1.0, std=2.0, generator=None):
+    return self.clone().log_normal_(mean, std, generator=generator)
+
+
+def geometric(self, p, generator=None):
+    return self.clone().geometric_(p, generator=generator)
+
+
+def random_from(self, from_, to, generator=None):
+    return self.clone().random_(from_, to, generator=generator)
+
+
+def random_to(self, to, generator=None):
+    return self.clone().random_(to, generator=generator)
+
+
+def random_(self, generator=None):
+    return self.clone().random_(generator=generator)
+
+
+def unique2(self, sorted=True, return_inverse=False, return_counts=False):
+    """``aten._unique2``: (values, inverse, counts), empty tensors for the parts not asked for."""
+    E = _ember()
+    values, inverse, counts = E.unique(self, sorted=sorted, return_inverse=True, return_counts=True)
+    empty = self.new_empty(0, dtype=E.int64)
+    return values, inverse if return_inverse else empty, counts if return_counts else empty
+
+
+def _functional():
+    return _ember().nn.functional
+
+
+def adaptive_max_pool2d(self, output_size):
+    return tuple(_functional().adaptive_max_pool2d(self, output_size, return_indices=True))
+
+
+def adaptive_max_pool3d(self, output_size):
+    return tuple(_functional().adaptive_max_pool3d(self, output_size, return_indices=True))
+
+
+def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``aten.max_pool2d_with_indices``: an empty ``stride`` means ``kernel_size``."""
+    return tuple(_functional().max_pool2d(self, kernel_size, list(stride) or None, padding, dilation,
+                                          ceil_mode=ceil_mode, return_indices=True))
+
+
+def max_pool3d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return tuple(_functional().max_pool3d(self, kernel_size, list(stride) or None, padding, dilation,
+                                          ceil_mode=ceil_mode, return_indices=True))
+
+
+def normal_functional(self, mean=0.0, std=1.0, generator=None):
+    """``aten.normal_functional``: a copy of ``self`` filled from N(mean, std^2)."""
+    return self.clone().normal_(mean, std, generator=generator)
+
+
+def bernoulli_tensor(self, p, generator=None):
+    """``aten.bernoulli.Tensor``: a copy of ``self`` filled with Bernoulli(``p``) draws."""
+    return self.clone().bernoulli_(p, generator=generator)

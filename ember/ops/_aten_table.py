@@ -64,7 +64,7 @@ tan(Tensor self) -> Tensor  =tan
 tanh(Tensor self) -> Tensor  =tanh
 trunc(Tensor self) -> Tensor  =trunc
 conj_physical(Tensor self) -> Tensor  =conj_physical
-angle(Tensor self) -> Tensor  =angle
+angle(Tensor self) -> Tensor  angle prim=angle,angle_complex
 real(Tensor(a) self) -> Tensor(a)  =real
 imag(Tensor(a) self) -> Tensor(a)  =imag
 special_airy_ai(Tensor x) -> Tensor  =special_airy_ai
@@ -293,12 +293,12 @@ _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor  =_log_softmax 
 _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor  =_softmax_backward_data drop=input_dtype
 _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor  =_log_softmax_backward_data drop=input_dtype
 native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)  =native_layer_norm
-native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)  :native_layer_norm_backward prim=native_layer_norm_backward
+native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)  :native_layer_norm_backward
 embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor  =embedding drop=sparse
 embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor  =embedding_dense_backward
 nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100) -> Tensor  =nll_loss
 nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)  :nll_loss_forward
-nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor  :nll_loss_backward prim=nll_loss_backward
+nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor  :nll_loss_backward
 im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor  =im2col
 col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor  =col2im
 # composites torch registers as aten ops (resolved in ember's public namespace)
@@ -317,10 +317,10 @@ mish(Tensor self) -> Tensor  nn.functional.mish
 layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor  nn.functional.layer_norm drop=cudnn_enable
 dropout(Tensor input, float p, bool train) -> Tensor  nn.functional.dropout
 max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor  nn.functional.max_pool2d
-avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor  nn.functional.avg_pool2d
+avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor  nn.functional.avg_pool2d prim=avg_pool2d
 adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor  nn.functional.adaptive_avg_pool2d
 # creation
-full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  full drop=layout,pin_memory
+full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  full prim=full drop=layout,pin_memory
 zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  zeros drop=layout,pin_memory
 ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  ones drop=layout,pin_memory
 arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  arange drop=layout,pin_memory
@@ -330,4 +330,166 @@ zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? 
 ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor  ones_like drop=layout,pin_memory,memory_format
 full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor  full_like drop=layout,pin_memory,memory_format
 scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  scalar_tensor drop=layout,pin_memory
+# multi-tensor (_foreach_*) ops, as optimizers call them
+_foreach_abs(Tensor[] self) -> Tensor[]  _foreach_abs prim=_foreach_abs
+_foreach_abs_(Tensor(a!)[] self) -> ()  _foreach_abs_ prim=_foreach_abs_
+_foreach_add.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]  _foreach_add prim=_foreach_add
+_foreach_add.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]  _foreach_add prim=_foreach_add
+_foreach_add.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]  _foreach_add prim=_foreach_add
+_foreach_add.Tensor(Tensor[] self, Tensor other, *, Scalar alpha=1) -> Tensor[]  _foreach_add prim=_foreach_add
+_foreach_add_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()  _foreach_add_ prim=_foreach_add_
+_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()  _foreach_add_ prim=_foreach_add_
+_foreach_add_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()  _foreach_add_ prim=_foreach_add_
+_foreach_add_.Tensor(Tensor(a!)[] self, Tensor other, *, Scalar alpha=1) -> ()  _foreach_add_ prim=_foreach_add_
+_foreach_addcdiv.Scalar(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> Tensor[]  _foreach_addcdiv prim=_foreach_addcdiv
+_foreach_addcdiv.ScalarList(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars) -> Tensor[]  _foreach_addcdiv prim=_foreach_addcdiv
+_foreach_addcdiv.Tensor(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Tensor scalars) -> Tensor[]  _foreach_addcdiv prim=_foreach_addcdiv
+_foreach_addcdiv_.Scalar(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> ()  _foreach_addcdiv_ prim=_foreach_addcdiv_
+_foreach_addcdiv_.ScalarList(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars) -> ()  _foreach_addcdiv_ prim=_foreach_addcdiv_
+_foreach_addcdiv_.Tensor(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Tensor scalars) -> ()  _foreach_addcdiv_ prim=_foreach_addcdiv_
+_foreach_addcmul.Scalar(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> Tensor[]  _foreach_addcmul prim=_foreach_addcmul
+_foreach_addcmul.ScalarList(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars) -> Tensor[]  _foreach_addcmul prim=_foreach_addcmul
+_foreach_addcmul.Tensor(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Tensor scalars) -> Tensor[]  _foreach_addcmul prim=_foreach_addcmul
+_foreach_addcmul_.Scalar(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> ()  _foreach_addcmul_ prim=_foreach_addcmul_
+_foreach_addcmul_.ScalarList(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars) -> ()  _foreach_addcmul_ prim=_foreach_addcmul_
+_foreach_addcmul_.Tensor(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Tensor scalars) -> ()  _foreach_addcmul_ prim=_foreach_addcmul_
+_foreach_clamp_max.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]  _foreach_clamp_max
+_foreach_clamp_max.List(Tensor[] self, Tensor[] other) -> Tensor[]  _foreach_clamp_max
+_foreach_clamp_max.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]  _foreach_clamp_max
+_foreach_clamp_max_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()  _foreach_clamp_max_
+_foreach_clamp_max_.List(Tensor(a!)[] self, Tensor[] other) -> ()  _foreach_clamp_max_
+_foreach_clamp_max_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()  _foreach_clamp_max_
+_foreach_clamp_min.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]  _foreach_clamp_min
+_foreach_clamp_min.List(Tensor[] self, Tensor[] other) -> Tensor[]  _foreach_clamp_min
+_foreach_clamp_min.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]  _foreach_clamp_min
+_foreach_clamp_min_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()  _foreach_clamp_min_
+_foreach_clamp_min_.List(Tensor(a!)[] self, Tensor[] other) -> ()  _foreach_clamp_min_
+_foreach_clamp_min_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()  _foreach_clamp_min_
+_foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking=False) -> ()  _foreach_copy_ prim=_foreach_copy_
+_foreach_div.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]  _foreach_div prim=_foreach_div
+_foreach_div.List(Tensor[] self, Tensor[] other) -> Tensor[]  _foreach_div prim=_foreach_div
+_foreach_div.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]  _foreach_div prim=_foreach_div
+_foreach_div.Tensor(Tensor[] self, Tensor other) -> Tensor[]  _foreach_div prim=_foreach_div
+_foreach_div_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()  _foreach_div_ prim=_foreach_div_
+_foreach_div_.List(Tensor(a!)[] self, Tensor[] other) -> ()  _foreach_div_ prim=_foreach_div_
+_foreach_div_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()  _foreach_div_ prim=_foreach_div_
+_foreach_div_.Tensor(Tensor(a!)[] self, Tensor other) -> ()  _foreach_div_ prim=_foreach_div_
+_foreach_exp(Tensor[] self) -> Tensor[]  _foreach_exp prim=_foreach_exp
+_foreach_exp_(Tensor(a!)[] self) -> ()  _foreach_exp_ prim=_foreach_exp_
+_foreach_lerp.List(Tensor[] self, Tensor[] tensors1, Tensor[] weights) -> Tensor[]  _foreach_lerp prim=_foreach_lerp
+_foreach_lerp.Scalar(Tensor[] self, Tensor[] tensors1, Scalar weight) -> Tensor[]  _foreach_lerp prim=_foreach_lerp
+_foreach_lerp.ScalarList(Tensor[] self, Tensor[] tensors1, Scalar[] weight) -> Tensor[]  _foreach_lerp prim=_foreach_lerp
+_foreach_lerp_.List(Tensor(a!)[] self, Tensor[] tensors1, Tensor[] weights) -> ()  _foreach_lerp_ prim=_foreach_lerp_
+_foreach_lerp_.Scalar(Tensor(a!)[] self, Tensor[] tensors1, Scalar weight) -> ()  _foreach_lerp_ prim=_foreach_lerp_
+_foreach_lerp_.ScalarList(Tensor(a!)[] self, Tensor[] tensors1, Scalar[] weight) -> ()  _foreach_lerp_ prim=_foreach_lerp_
+_foreach_maximum.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]  _foreach_maximum prim=_foreach_maximum
+_foreach_maximum.List(Tensor[] self, Tensor[] other) -> Tensor[]  _foreach_maximum prim=_foreach_maximum
+_foreach_maximum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]  _foreach_maximum prim=_foreach_maximum
+_foreach_maximum_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()  _foreach_maximum_ prim=_foreach_maximum_
+_foreach_maximum_.List(Tensor(a!)[] self, Tensor[] other) -> ()  _foreach_maximum_ prim=_foreach_maximum_
+_foreach_maximum_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()  _foreach_maximum_ prim=_foreach_maximum_
+_foreach_minimum.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]  _foreach_minimum prim=_foreach_minimum
+_foreach_minimum.List(Tensor[] self, Tensor[] other) -> Tensor[]  _foreach_minimum prim=_foreach_minimum
+_foreach_minimum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]  _foreach_minimum prim=_foreach_minimum
+_foreach_minimum_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()  _foreach_minimum_ prim=_foreach_minimum_
+_foreach_minimum_.List(Tensor(a!)[] self, Tensor[] other) -> ()  _foreach_minimum_ prim=_foreach_minimum_
+_foreach_minimum_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()  _foreach_minimum_ prim=_foreach_minimum_
+_foreach_mul.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]  _foreach_mul prim=_foreach_mul
+_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]  _foreach_mul prim=_foreach_mul
+_foreach_mul.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]  _foreach_mul prim=_foreach_mul
+_foreach_mul.Tensor(Tensor[] self, Tensor other) -> Tensor[]  _foreach_mul prim=_foreach_mul
+_foreach_mul_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()  _foreach_mul_ prim=_foreach_mul_
+_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()  _foreach_mul_ prim=_foreach_mul_
+_foreach_mul_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()  _foreach_mul_ prim=_foreach_mul_
+_foreach_mul_.Tensor(Tensor(a!)[] self, Tensor other) -> ()  _foreach_mul_ prim=_foreach_mul_
+_foreach_neg(Tensor[] self) -> Tensor[]  _foreach_neg prim=_foreach_neg
+_foreach_neg_(Tensor(a!)[] self) -> ()  _foreach_neg_ prim=_foreach_neg_
+_foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> Tensor[]  _foreach_norm prim=_foreach_norm
+_foreach_pow.List(Tensor[] self, Tensor[] exponent) -> Tensor[]  _foreach_pow prim=_foreach_pow
+_foreach_pow.Scalar(Tensor[] self, Scalar exponent) -> Tensor[]  _foreach_pow prim=_foreach_pow
+_foreach_pow.ScalarList(Tensor[] self, Scalar[] exponent) -> Tensor[]  _foreach_pow prim=_foreach_pow
+_foreach_pow.ScalarAndTensor(Scalar self, Tensor[] exponent) -> Tensor[]  _foreach_pow prim=_foreach_pow_scalar_base rn=base:self
+_foreach_pow_.List(Tensor(a!)[] self, Tensor[] exponent) -> ()  _foreach_pow_ prim=_foreach_pow_
+_foreach_pow_.Scalar(Tensor(a!)[] self, Scalar exponent) -> ()  _foreach_pow_ prim=_foreach_pow_
+_foreach_pow_.ScalarList(Tensor(a!)[] self, Scalar[] exponent) -> ()  _foreach_pow_ prim=_foreach_pow_
+_foreach_reciprocal(Tensor[] self) -> Tensor[]  _foreach_reciprocal prim=_foreach_reciprocal
+_foreach_reciprocal_(Tensor(a!)[] self) -> ()  _foreach_reciprocal_ prim=_foreach_reciprocal_
+_foreach_sign(Tensor[] self) -> Tensor[]  _foreach_sign prim=_foreach_sign
+_foreach_sign_(Tensor(a!)[] self) -> ()  _foreach_sign_ prim=_foreach_sign_
+_foreach_sqrt(Tensor[] self) -> Tensor[]  _foreach_sqrt prim=_foreach_sqrt
+_foreach_sqrt_(Tensor(a!)[] self) -> ()  _foreach_sqrt_ prim=_foreach_sqrt_
+_foreach_sub.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]  _foreach_sub prim=_foreach_sub
+_foreach_sub.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]  _foreach_sub prim=_foreach_sub
+_foreach_sub.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]  _foreach_sub prim=_foreach_sub
+_foreach_sub_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()  _foreach_sub_ prim=_foreach_sub_
+_foreach_sub_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()  _foreach_sub_ prim=_foreach_sub_
+_foreach_sub_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()  _foreach_sub_ prim=_foreach_sub_
+_foreach_zero_(Tensor(a!)[] self) -> ()  _foreach_zero_ prim=_foreach_zero_
+# random (values follow ember's generator, not torch's stream)
+bernoulli(Tensor self, *, Generator? generator=None) -> Tensor  bernoulli prim=bernoulli
+bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor  bernoulli prim=bernoulli_scalar
+bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor  :bernoulli_tensor prim=bernoulli_p
+normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor  normal prim=normal_tensor_float
+normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor  normal prim=normal_float_tensor
+normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor  normal prim=normal_tensor_tensor
+normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  normal drop=layout,pin_memory
+uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor  :uniform prim=uniform rn=low:from,high:to
+exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor  :exponential prim=exponential
+cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor  :cauchy prim=cauchy
+log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor  :log_normal prim=log_normal
+geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor  :geometric prim=geometric
+random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor  :random_from prim=random_from_to rn=low:from,high:to
+random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor  :random_to prim=random_to rn=high:to
+random(Tensor self, *, Generator? generator=None) -> Tensor  :random_ prim=random
+normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor  :normal_functional prim=normal
+multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor  multinomial prim=multinomial
+poisson(Tensor self, Generator? generator=None) -> Tensor  poisson prim=poisson
+binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor  binomial prim=binomial
+_standard_gamma(Tensor self, Generator? generator=None) -> Tensor  _standard_gamma prim=_standard_gamma
+_standard_gamma_grad(Tensor self, Tensor output) -> Tensor  =_standard_gamma_grad
+randperm(SymInt n, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  randperm prim=randperm drop=layout,pin_memory
+randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  randperm prim=randperm drop=layout,pin_memory
+rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  rand drop=layout,pin_memory
+rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  rand prim=uniform drop=layout,pin_memory
+randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  randn drop=layout,pin_memory
+randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  randn prim=normal drop=layout,pin_memory
+randint(SymInt high, SymInt[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  randint drop=layout,pin_memory
+randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  randint drop=layout,pin_memory
+randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  randint prim=random_from_to drop=layout,pin_memory
+# creation and the rest
+empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor  empty prim=empty drop=layout,pin_memory,memory_format
+empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor  empty_like drop=layout,pin_memory,memory_format
+tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  tril_indices drop=layout,pin_memory
+triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  triu_indices drop=layout,pin_memory
+complex(Tensor real, Tensor imag) -> Tensor  =complex
+frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)  frexp prim=frexp
+histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)  histogram prim=histogram
+histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)  histogram
+repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor  =repeat_interleave
+repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor  repeat_interleave
+repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor  repeat_interleave
+unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)  unique_consecutive prim=unique_consecutive
+_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)  :unique2 prim=unique
+_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor  =fft_c2c
+_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor  =fft_r2c
+_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor  =fft_c2r
+select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor  =select_backward
+slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor  =slice_backward
+adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)  :adaptive_max_pool2d prim=adaptive_max_pool2d
+adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)  :adaptive_max_pool3d prim=adaptive_max_pool3d
+adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor  nn.functional.adaptive_avg_pool3d prim=adaptive_avg_pool3d
+_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor  nn.functional.adaptive_avg_pool2d prim=adaptive_avg_pool2d
+avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor  nn.functional.avg_pool3d prim=avg_pool3d
+max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor  nn.functional.max_pool3d
+max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)  :max_pool2d_with_indices prim=max_pool2d
+max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)  :max_pool3d_with_indices prim=max_pool3d
+linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)  linalg.eig prim=linalg_eig
+linalg_eigvals(Tensor self) -> Tensor  linalg.eigvals prim=linalg_eigvals
+linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor  linalg.eigvalsh prim=linalg_eigvalsh
+linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)  linalg.lu prim=linalg_lu
+linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor  linalg.pinv prim=linalg_pinv
+linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)  linalg.solve_ex prim=linalg_solve_ex
+linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor  linalg.solve_triangular prim=linalg_solve_triangular
+linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)  linalg.ldl_factor_ex prim=linalg_ldl_factor_ex
+linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor  linalg.ldl_solve prim=linalg_ldl_solve
 """

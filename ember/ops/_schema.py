@@ -13,9 +13,15 @@ Example:
 """
 from __future__ import annotations
 
+from .. import _dtype as D
+
 __all__ = ["Argument", "FunctionSchema", "parse_schema"]
 
 _NO_DEFAULT = object()
+# torch's ScalarType codes, as schema defaults print them (``ScalarType? dtype=4`` is int64)
+_SCALAR_TYPES = {0: D.uint8, 1: D.int8, 2: D.int16, 3: D.int32, 4: D.int64, 5: D.float16,
+                 6: D.float32, 7: D.float64, 9: D.complex64, 10: D.complex128, 11: D.bool,
+                 15: D.bfloat16}
 # non-literal defaults torch prints (reduction enums and memory formats)
 _NAMED_DEFAULTS = {"None": None, "True": True, "False": False, "Mean": 1, "Sum": 2,
                    "contiguous_format": "contiguous", "inf": float("inf"), "-inf": float("-inf")}
@@ -28,6 +34,8 @@ class Argument:
                  "optional", "mutable")
 
     def __init__(self, name: str, type_: str, default, kwarg_only: bool):
+        if type_.startswith("ScalarType") and type(default) is int:  # torch prints the enum's code
+            default = _SCALAR_TYPES[default]
         self.name, self.type, self.default_value, self.kwarg_only = name, type_, default, kwarg_only
         base = type_.split("(")[0]
         self.mutable = "!" in type_
