@@ -149,14 +149,6 @@ def result_dtype(op, args):
     return None, None
 
 
-def _to_compute(x, cdt):
-    """Cast an operand's array to the dtype the kernel computes in (float32 for float16/bfloat16)."""
-    if type(x) is _ndarray:
-        npdt = cdt.np
-        return x if x.dtype == npdt else x.astype(npdt)
-    return x
-
-
 # ------------------------------------------------------------------------------ the path
 def dispatch(op: OpDef, *args, **params):
     """Run primitive ``op`` on ``args`` (Tensors, Python scalars, lists of Tensors)."""

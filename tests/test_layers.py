@@ -35,7 +35,7 @@ LAYERS = [
     ("_functions.py", 3), ("_functions/*", 3), ("serialization.py", 3), ("_serialization/*", 3),
     ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3), ("functional.py", 3), ("_linalg*.py", 3),
     ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_legacy.py", 3), ("func/*", 3),
-    ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3),
+    ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3), ("_creation_interop.py", 3),
     # L8 before L4 so nn/parallel is not taken for nn
     ("nn/parallel/*", 8), ("distributed/*", 8),
     # L4 nn
