@@ -21,7 +21,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU, META
 from ._shape import broadcast_shapes, contiguous_strides
-from ._primitives._registry import OpDef, TensorMeta, set_dispatcher
+from ._primitives._registry import OpDef, SlowPath, TensorMeta, set_dispatcher
 from ._tensor_base import TensorBase, new_tensor, shape_of as _shape
 from .autograd._recording import record
 from .autograd.grad_mode import STATE
@@ -257,7 +257,7 @@ def _run_cpu(op, args, arrays, params):
                 break
     try:
         res = op.kernel(*arrays, **params)
-    except (ValueError, TypeError, IndexError, OverflowError, np.exceptions.AxisError,
+    except (SlowPath, ValueError, TypeError, IndexError, OverflowError, np.exceptions.AxisError,
             np.linalg.LinAlgError) as e:
         _explain_failure(op, args, params, e)
         raise
