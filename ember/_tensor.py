@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections import OrderedDict
 
 import numpy as np
 
@@ -54,7 +53,7 @@ from ._primitives import shape_copy as SC
 from ._primitives import view as V
 from .overrides import (PLAIN_TYPES, DisableTorchFunctionSubclass, handle_torch_function,
                         has_torch_function)
-from .utils.hooks import RemovableHandle
+from .utils.hooks import RemovableHandle, add_hook
 
 __all__ = ["Tensor"]
 
@@ -558,23 +557,15 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             return self._grad_fn._register_tensor_hook(self._output_nr, hook)
-        am = self._ameta = self._ameta or AutogradMeta()
-        if am.hooks is None:
-            am.hooks = OrderedDict()
-        h = RemovableHandle(am.hooks)
-        am.hooks[h.id] = hook
-        return h
+        self._ameta = self._ameta or AutogradMeta()
+        return add_hook(self._ameta, "hooks", hook)
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """``hook(tensor)`` runs after the gradient was accumulated into this leaf's ``.grad``."""
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        am = self._ameta = self._ameta or AutogradMeta()
-        if am.post_acc_hooks is None:
-            am.post_acc_hooks = OrderedDict()
-        h = RemovableHandle(am.post_acc_hooks)
-        am.post_acc_hooks[h.id] = hook
-        return h
+        self._ameta = self._ameta or AutogradMeta()
+        return add_hook(self._ameta, "post_acc_hooks", hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``ember.autograd.backward``)."""

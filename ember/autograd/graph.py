@@ -18,10 +18,9 @@ import re
 import threading
 import traceback
 import weakref
-from collections import OrderedDict
 
 from .._storage import VersionCounter
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import RemovableHandle, add_hook
 from .grad_mode import STATE
 
 __all__ = ["Node", "PrimNode", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks",
@@ -87,30 +86,15 @@ class Node:
     # -- hooks -----------------------------------------------------------------------------------
     def register_hook(self, fn) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
-        if self._hooks is None:
-            self._hooks = OrderedDict()
-        h = RemovableHandle(self._hooks)
-        self._hooks[h.id] = fn
-        return h
+        return add_hook(self, "_hooks", fn)
 
     def register_prehook(self, fn) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = OrderedDict()
-        h = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[h.id] = fn
-        return h
+        return add_hook(self, "_pre_hooks", fn)
 
     def _register_tensor_hook(self, output_nr: int, fn, retain: bool = False) -> RemovableHandle:
         """A hook of the tensor that is output ``output_nr`` of this node (``Tensor.register_hook``)."""
-        attr = "_retain_hooks" if retain else "_tensor_pre_hooks"
-        d = getattr(self, attr)
-        if d is None:
-            d = OrderedDict()
-            setattr(self, attr, d)
-        h = RemovableHandle(d)
-        d[h.id] = (output_nr, fn)
-        return h
+        return add_hook(self, "_retain_hooks" if retain else "_tensor_pre_hooks", (output_nr, fn))
 
 
 class PrimNode(Node):
