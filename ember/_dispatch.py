@@ -514,8 +514,8 @@ def _record(op, args, params, outs, inplace_self_saved=None):
                                           for x in v]))
             else:
                 saved.append(_Const(v))
-        elif kind == 1:  # the first output
-            saved.append(SavedTensor(outs_t[0], True, 0))
+        elif kind == 1:  # one output (``out`` is output 0, ``out<k>`` output k)
+            saved.append(SavedTensor(outs_t[i], True, i))
         else:  # every output
             saved.append(_SavedGroup([SavedTensor(o, True, i) for i, o in enumerate(outs_t)]))
     node.saved = saved

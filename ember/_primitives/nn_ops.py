@@ -324,8 +324,8 @@ def _(input, weight, bias, *, normalized_shape, eps=1e-5):
 
 
 @native_layer_norm.derivative
-def _(grads, input, weight, outs, *, normalized_shape, needs_input_grad):
-    gi, gw, gb = grads[0]._op(native_layer_norm_backward, input, outs[1], outs[2], weight,
+def _(grads, input, weight, out1, out2, *, normalized_shape, needs_input_grad):
+    gi, gw, gb = grads[0]._op(native_layer_norm_backward, input, out1, out2, weight,
                               normalized_shape=normalized_shape)
     return gi, (gw if weight is not None else None), (gb if needs_input_grad[2] else None)
 
