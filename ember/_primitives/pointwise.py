@@ -413,8 +413,10 @@ def atan2(a, b):
 
 @atan2.derivative
 def _(grad, a, b):
+    # torch's: 0 at a == b == 0, where the formula is 0/0
     denom = a * a + b * b
-    return grad * b / denom, -grad * a / denom
+    recip = (1 / denom).where(denom != 0, 0)
+    return grad * b * recip, -grad * a * recip
 
 
 def _float_binary(kname, ufunc):

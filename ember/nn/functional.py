@@ -20,6 +20,7 @@ from .._tensor_methods.linalg import addmm
 from .._tensor_methods.pointwise import where
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from .._dispatch import dispatch
+from .._dispatch_inplace import dispatch_inplace
 from .._shape import normalize_dim
 from .._primitives import nn_ops as NN
 from ..overrides import public
@@ -116,7 +117,9 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool =
     """Clamp into ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+    if inplace:
+        return dispatch_inplace(NN.hardtanh, input, min_val=min_val, max_val=max_val)
+    return dispatch(NN.hardtanh, input, min_val=min_val, max_val=max_val)
 
 
 def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
@@ -198,12 +201,8 @@ def silu(input, inplace: bool = False):
 @public
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
-    z = input * beta if beta != 1 else input
-    # log(1 + e^z) = max(z, 0) + log1p(e^-|z|), stable for either sign
-    soft = z.clamp(min=0) + _log1p((-z.abs()).exp())
-    if beta != 1:
-        soft = soft / beta
-    return where(z > threshold, input, soft)
+    # log(1 + e^z) = max(z, 0) + log1p(e^-|z|) with z = beta * x, stable for either sign
+    return dispatch(NN.softplus, input, beta=beta, threshold=threshold)
 
 
 @public
