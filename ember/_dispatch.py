@@ -499,8 +499,6 @@ def _record(op, args, params, outs, inplace_self_saved=None):
     single = op.num_outputs == 1
     outs_t = (outs,) if single else outs
     node.out_meta = None if single else [(_shape(o), o._dtype) for o in outs_t]
-    if not single and cls._n_out != len(outs_t):
-        cls._n_out = len(outs_t)  # a class attribute: node classes have __slots__
     saved = []
     for kind, i in op.save_plan:
         if kind == 0:  # an input
