@@ -389,6 +389,8 @@ def _(ggs, grad, input, mean, rstd, weight, outs, *, normalized_shape):
 @primitive("embedding", kind="other")
 def embedding(weight, indices, *, padding_idx=-1, scale_grad_by_freq=False):
     """Rows of ``weight`` picked by ``indices``: ``(*) -> (*, embedding_dim)``."""
+    if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")  # torch's message; -1 does not wrap around
     return weight.take(indices, axis=0)
 
 

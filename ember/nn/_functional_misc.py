@@ -133,6 +133,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights "
                                   f"is only supported for mode='sum' (got mode='{mode}'). Please open "
                                   "a feature request on GitHub.")
+    idx_np = input._data
+    bad = np.flatnonzero((idx_np < 0) | (idx_np >= weight.shape[0])) if idx_np is not None else ()
+    if len(bad):
+        raise RuntimeError(f"Index {bad[0]} of input takes value {idx_np[bad[0]]} which is not in the "
+                           f"valid range [0, {weight.shape[0]})")
     keep_np = bag_np >= 0
     if padding_idx is not None:
         pad = padding_idx % weight.shape[0]
