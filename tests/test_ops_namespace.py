@@ -366,7 +366,7 @@ def _generic_sample(ov_name, schema):
     for a in schema.arguments:
         if a.kwarg_only:
             break
-        if a.has_default_value:
+        if a.has_default_value():
             break
         if a.is_tensor:
             args.append(T(kind=kind))

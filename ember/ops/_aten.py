@@ -264,7 +264,7 @@ def to_aten_call(op: OpDef, args: tuple, params: dict):
                 v = fixed[a.name]
             elif i in positions and a.optional:
                 v = None
-            elif a.has_default_value:
+            elif a.has_default_value():
                 v = a.default
             elif a.type == "ScalarType" and a.name == "input_dtype" and args:
                 v = args[0].dtype  # backward kernels: the dtype ember computed the input in
