@@ -218,3 +218,9 @@ def test_multi_output_and_list_input_autograd_match_torch():
         grads[lib.__name__] = (x0.grad.tolist(), x1.grad.tolist())
     np.testing.assert_allclose(np.array(outs["ember"]), np.array(outs["torch"]))
     np.testing.assert_allclose(np.array(grads["ember"]), np.array(grads["torch"]))
+
+
+def test_kernel_without_definition_says_so():
+    ember.library.impl("emberlib_ext::nodef", "cpu", lambda x: x)
+    with pytest.raises(NotImplementedError, match="never defined"):
+        ember.ops.emberlib_ext.nodef(ember.ones(1))

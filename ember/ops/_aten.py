@@ -128,7 +128,12 @@ def _prim_impl(schema: FunctionSchema, op: OpDef, drop: set, fixed: dict, rename
                                               f"{schema.arguments[i].name}={want!r}, got {v!r}")
             elif v is not None or not schema.arguments[i].optional:  # None: the kernel's default
                 params[name] = _as_param(v)
-        return dispatch(op, *(values[i] for i in positions), **params)
+        inputs = [values[i] for i in positions]
+        d = params.get("dim")
+        if type(d) is int and d < 0:  # primitives take wrapped dims, aten accepts negative ones
+            sizes = params.get("input_sizes")
+            params["dim"] = d + (len(sizes) if sizes is not None else inputs[0].dim())
+        return dispatch(op, *inputs, **params)
     return impl, positions
 
 
