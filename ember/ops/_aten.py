@@ -146,9 +146,12 @@ def _call_impl(schema: FunctionSchema, fn_of, drop: set, fixed: dict):
     args = schema.arguments
     n_pos = sum(1 for a in args if not a.kwarg_only)
     checks = [(i, fixed[a.name]) for i, a in enumerate(args) if a.name in fixed]
-    keep_pos = [i for i in range(n_pos) if args[i].name not in drop and args[i].name not in fixed]
-    keep_kw = [(i, args[i].name) for i in range(n_pos, len(args))
-               if args[i].name not in drop and args[i].name not in fixed]
+    # ``alpha`` is keyword-only in every Python signature, positional in some schemas (add.Scalar)
+    keep_pos = [i for i in range(n_pos) if args[i].name not in drop and args[i].name not in fixed
+                and args[i].name != "alpha"]
+    keep_kw = [(i, args[i].name) for i in range(len(args))
+               if (i >= n_pos or args[i].name == "alpha") and args[i].name not in drop
+               and args[i].name not in fixed]
     target = []
 
     def impl(*a, **kw):
