@@ -419,12 +419,14 @@ SAMPLES.update({
 })
 RANDOM_INPLACE = {"uniform_.default", "normal_.default", "bernoulli_.float"}
 # random draws follow ember's generator, not torch's stream: shapes and dtypes are compared
-RANDOM = {"bernoulli.default", "bernoulli.Tensor", "normal_functional.default", "bernoulli.p", "normal.Tensor_float", "normal.float_Tensor",
+RANDOM = {"bernoulli.default", "bernoulli.Tensor", "normal_functional.default", "bernoulli.p",
+          "normal.Tensor_float", "normal.float_Tensor",
           "normal.Tensor_Tensor", "normal.float_float", "uniform.default", "exponential.default",
           "cauchy.default", "log_normal.default", "geometric.default", "random.from", "random.to",
           "random.default", "multinomial.default", "poisson.default", "binomial.default",
           "_standard_gamma.default", "randperm.default", "randperm.generator", "rand.default",
-          "rand.generator", "randn.default", "randn.generator", "randint.default", "randint.low", "randint.low_generator",
+          "rand.generator", "randn.default", "randn.generator", "randint.default", "randint.low",
+          "randint.low_generator",
           "empty.memory_format", "empty_like.default"}
 NONDETERMINISTIC_VALUES = {"nonzero.default"}
 

@@ -9,7 +9,8 @@ autograd): ``aten_overloads(opdef)`` lists the overloads that stand for a primit
 Example:
     >>> import ember
     >>> from ember._primitives import REGISTRY
-    >>> ov, args, kwargs = to_aten_call(REGISTRY["sum"], (ember.ones(2, 3),), {"dim": (1,), "keepdim": False})
+    >>> params = {"dim": (1,), "keepdim": False}
+    >>> ov, args, kwargs = to_aten_call(REGISTRY["sum"], (ember.ones(2, 3),), params)
     >>> str(ov), ov(*args, **kwargs).tolist()
     ('aten.sum.dim_IntList', [3.0, 3.0])
 """

@@ -1,13 +1,16 @@
-"""Operator schemas as torch prints them: ``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``.
+"""Operator schemas as torch prints them, e.g.
+``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``.
 
-``parse_schema(text, namespace)`` gives a ``FunctionSchema`` whose ``str()`` is torch's text and whose
-``arguments`` say, per argument, its name, type, default and whether it is keyword-only; ``bind``
+``parse_schema(text, namespace)`` gives a ``FunctionSchema`` whose ``str()`` is torch's text and
+whose ``arguments`` say, per argument, its name, type, default and whether it is keyword-only; ``bind``
 turns a call's ``(*args, **kwargs)`` into one value per argument.
 
 Example:
     >>> s = parse_schema("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "aten")
-    >>> str(s), s.name, s.overload_name, [a.name for a in s.arguments]
-    ('aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 'aten::add', 'Tensor', ['self', 'other', 'alpha'])
+    >>> str(s)
+    'aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor'
+    >>> s.name, s.overload_name, [a.name for a in s.arguments]
+    ('aten::add', 'Tensor', ['self', 'other', 'alpha'])
     >>> s.bind((1, 2), {})
     [1, 2, 1]
     >>> m = parse_schema("max.dim(Tensor self, int dim) -> (Tensor values, Tensor indices)", "aten")
