@@ -21,7 +21,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU, META, device as Device
 from ._dispatch import dispatch, set_tensor_class, wrap, wrap_meta
-from ._dispatch_inplace import dispatch_inplace
+from ._dispatch_inplace import WRITE_HOOKS, dispatch_inplace
 from ._shape import Size, contiguous_strides, is_contiguous as _is_contig
 from ._storage import UntypedStorage, VersionCounter
 from ._tensor_base import AutogradMeta, TensorBase
@@ -434,6 +434,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{value.dim()} dimensions.")
             return self.copy_(value)
+        if WRITE_HOOKS:  # tracing observes writes that go through copy_ (a cpu scalar: meta has no data)
+            return self.copy_(wrap(np.array(value, dtype=self._dtype.np), self._dtype))
         if self._requires_grad:
             return self.copy_(self.new_full((), value))
         if self._data is not None:

@@ -299,6 +299,34 @@ def _(gg, *, size, stride, storage_offset, input_geometry):
                   storage_offset=in_off, input_geometry=(tuple(size), tuple(stride), off, numel))
 
 
+@primitive("as_strided_scatter", kind="other")
+def as_strided_scatter(a, src, *, size, stride, storage_offset=0):
+    """A contiguous copy of ``a`` whose elements at ``as_strided(size, stride, storage_offset)`` (in
+    the copy's contiguous layout) are ``src``: the functional form of a write through a view."""
+    out = np.array(a, copy=True, order="C")
+    np.lib.stride_tricks.as_strided(out.reshape(-1)[storage_offset:], tuple(size),
+                                    tuple(s * out.itemsize for s in stride))[...] = src
+    return out
+
+
+@as_strided_scatter.meta
+def _(a, src, *, size, stride, storage_offset=0):
+    from ._registry import TensorMeta
+    if tuple(src.shape) != tuple(size):
+        raise RuntimeError(f"as_strided_scatter: expected src to have a size equal to the slice of "
+                           f"self. src size = {list(src.shape)}, slice size = {list(size)}")
+    return TensorMeta(tuple(a.shape), a.dtype)
+
+
+@as_strided_scatter.derivative
+def _(grad, *, size, stride, storage_offset):
+    g = grad.contiguous()
+    g_src = g.as_strided(size, stride, storage_offset).clone()
+    g_a = g._op(as_strided_scatter, g_src.new_zeros(tuple(size)), size=size, stride=stride,
+                storage_offset=storage_offset)
+    return g_a, g_src
+
+
 @primitive("alias", kind="view", node_name="AliasBackward0")
 def alias(a):
     return a.view()
@@ -315,4 +343,4 @@ def _(grad):
 
 
 __all__ = ["view", "permute", "transpose", "expand", "select", "slice_", "unsqueeze", "squeeze",
-           "diagonal", "as_strided", "alias", "contiguous_strides", "normalize_dim"]
+           "diagonal", "as_strided", "as_strided_scatter", "alias", "contiguous_strides", "normalize_dim"]
