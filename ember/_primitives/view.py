@@ -147,6 +147,12 @@ def select_backward(grad, *, input_sizes, dim, index):
     return out
 
 
+@select_backward.meta
+def _(grad, *, input_sizes, dim, index):
+    from ._registry import TensorMeta
+    return TensorMeta(tuple(input_sizes), grad.dtype)
+
+
 @select_backward.derivative
 def _(gg, *, dim, index):
     return gg.select(dim, index)
@@ -178,6 +184,12 @@ def slice_backward(grad, *, input_sizes, dim, start, end, step):
     out = np.zeros(input_sizes, grad.dtype)
     out[(slice(None),) * dim + (slice(start, end, step),)] = grad
     return out
+
+
+@slice_backward.meta
+def _(grad, *, input_sizes, dim, start, end, step):
+    from ._registry import TensorMeta
+    return TensorMeta(tuple(input_sizes), grad.dtype)
 
 
 @slice_backward.derivative

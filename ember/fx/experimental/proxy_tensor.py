@@ -191,9 +191,11 @@ class _GraphBuilder:
 
     def _untracked(self, t) -> _Binding:
         if t._data is None:
-            # meta memory nobody wrote through a traced op: uninitialised, as empty() gives
-            node = self._emit(_C.empty, (), {"size": tuple(t.shape), "dtype": t._dtype, "device": CPU},
-                              _meta_like(t))
+            # meta memory made outside dispatch and never written by a traced op: its value is
+            # unknown, so it stands for zeros (a valid value of uninitialised memory, and what
+            # zero-filled helpers made)
+            node = self._emit(_C.full, (), {"size": tuple(t.shape), "fill_value": 0,
+                                            "dtype": t._dtype, "device": CPU}, _meta_like(t))
             self._bind(t, node)
             return self.bindings[_key(t)]
         name = f"_tensor_constant{len(self.consts)}"
@@ -223,8 +225,7 @@ class _GraphBuilder:
             if isinstance(a, TensorBase):
                 b = self._lookup(a)
                 nodes.append(b.node)
-                call.append(b.call if b.call is not a and b.tensor is not a and self.fake
-                            and a._data is not None else a)
+                call.append(b.call if self.fake and a._data is not None else a)
             elif type(a) in (list, tuple):
                 n2, c2 = self._args(a)
                 nodes.append(type(a)(n2))
