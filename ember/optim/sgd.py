@@ -27,7 +27,7 @@ class SGD(Optimizer):
         momentum: momentum factor. dampening: dampening of the momentum.
         weight_decay: L2 penalty added to the gradient. nesterov: Nesterov momentum.
         maximize: ascend the objective. foreach: use the multi-tensor ``_foreach_*`` path.
-        differentiable, fused: accepted as in torch (``fused`` runs the single-tensor path).
+        differentiable, fused: accepted as in torch (``fused`` runs the multi-tensor path).
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
