@@ -70,7 +70,21 @@ class _Traced:
     """One compiled entry: the graphs, the compiled callables and how outputs map back."""
 
     __slots__ = ("fw", "bw", "fw_gm", "bw_gm", "mutated", "n_out", "out_spec", "diff_outs",
-                 "grad_inputs", "inference")
+                 "grad_inputs", "inference", "aliases")
+
+
+def _input_aliases(primals, flat_out) -> dict:
+    """{output position: (input position, size, stride, offset)} for outputs that are views of (or
+    are) an input: the runtime regenerates them as views outside the graph."""
+    where = {id(p): i for i, p in enumerate(primals) if isinstance(p, TensorBase)}
+    out = {}
+    for k, o in enumerate(flat_out):
+        if not isinstance(o, TensorBase):
+            continue
+        src = o if id(o) in where else o._base
+        if src is not None and id(src) in where and src._base is None:
+            out[k] = (where[id(src)], tuple(o.shape), o.stride(), o.storage_offset())
+    return out
 
 
 def create_joint_graph(fn, flat_args: list, decompositions=None):
@@ -90,6 +104,7 @@ def create_joint_graph(fn, flat_args: list, decompositions=None):
         mutated = builder.mutated_inputs()
         info.mutated = [i for i, _, _ in mutated]
         info.n_out = len(flat_out)
+        info.aliases = _input_aliases(primals, flat_out)
         grad_inputs = [i for i, p in enumerate(primals)
                        if isinstance(p, TensorBase) and p._requires_grad]
         diff = [i for i, o in enumerate(flat_out) if isinstance(o, TensorBase) and o._requires_grad]
@@ -248,8 +263,11 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
         cf = compiled_fns.get(key)
         if cf is None:
             cf = compiled_fns[key] = _make_function(entry)
-        outs = cf.apply(*flat)
-        return pytree.tree_unflatten(list(outs), entry.out_spec)
+        outs = list(cf.apply(*flat))
+        for k, (i, size, stride, offset) in entry.aliases.items():
+            if flat[i]._base is None and flat[i].storage_offset() == 0:
+                outs[k] = flat[i].as_strided(size, stride, offset)
+        return pytree.tree_unflatten(outs, entry.out_spec)
 
     compiled._cache = cache
     return compiled

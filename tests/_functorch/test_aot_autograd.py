@@ -190,3 +190,11 @@ def test_cache_reuses_graphs():
     assert len(compiled._cache) == 1
     compiled(ember.randn(4, requires_grad=True))
     assert len(compiled._cache) == 2
+
+
+def test_outputs_aliasing_inputs_are_views_outside_the_graph():
+    x = ember.randn(3, 4, requires_grad=True)
+    a, b = aot_function(lambda t: (t.t(), t * 2), nop)(x)
+    assert a._base is x and a.data_ptr() == x.data_ptr()
+    (a.sum() * 3 + b.sum()).backward()
+    _close(x.grad, ember.full((3, 4), 5.0))
