@@ -25,7 +25,7 @@ import operator
 
 from ... import random as _random
 from ..._device import CPU, META
-from ..._dispatch import _MODES, wrap_meta
+from ..._dispatch import wrap_meta
 from ..._dispatch_inplace import WRITE_HOOKS
 from ..._primitives import creation as _C
 from ..._primitives import pointwise as _P
