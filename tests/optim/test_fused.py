@@ -39,10 +39,12 @@ def test_fused_matches_torch(name, kw):
 
 def test_fused_state_lives_in_flat_buffers():
     ps = [ember.nn.Parameter(ember.randn(3)), ember.nn.Parameter(ember.randn(2, 2))]
-    for opt in (ember.optim.Adam(ps, fused=True), ember.optim.Adagrad(ps, fused=True)):
-        for p in ps:
-            p.grad = ember.randn(p.shape)
-        opt.step()
+    for opt in (ember.optim.Adam(ps, fused=True), ember.optim.Adagrad(ps, fused=True),
+                ember.optim.SGD(ps, lr=0.1, momentum=0.9, fused=True)):
+        for _ in range(2):  # SGD's momentum buffers exist from the second step
+            for p in ps:
+                p.grad = ember.randn(p.shape)
+            opt.step()
         (bucket, _), = opt._flat_buckets.values()
         assert all(st[k]._base is not None for st in opt.state.values() for k in st)
         assert sum(f.numel() for k, f in bucket.flat.items() if k != "step") % 7 == 0
