@@ -272,9 +272,10 @@ class _GraphBuilder:
             node = self._emit(_V.expand, (node,), {"size": tuple(target.shape)}, _meta_like(target))
         root = target._base
         if root is not None:
-            if not root.is_contiguous() or root.storage_offset() != 0:
-                raise NotImplementedError("make_fx: writes through a view of a non-contiguous base "
-                                          "are not functionalised")
+            if root.storage_offset() != 0 or _V._clone_strides(tuple(root.shape), root.stride()) \
+                    != tuple(root.stride()):
+                raise NotImplementedError("make_fx: writes through a view of a base that is not "
+                                          "dense are not functionalised")
             size, stride, offset = target._geometry_in(root)
             new_root = self._emit(_V.as_strided_scatter, (self.node_of(root), node),
                                   {"size": tuple(size), "stride": tuple(stride),

@@ -158,3 +158,14 @@ def test_untraceable_mutation_raises():
 def test_bad_tracing_mode():
     with pytest.raises(AssertionError):
         make_fx(lambda x: x, tracing_mode="bogus")
+
+
+def test_write_through_view_of_a_transposed_base():
+    def f(x):
+        y = x.t().contiguous().t()  # a dense base laid out column-major
+        y[0].add_(1)
+        return y * 1
+
+    x = ember.randn(3, 4)
+    gm = make_fx(f, tracing_mode="fake")(x)
+    np.testing.assert_allclose(gm(x).numpy(), f(x).numpy(), rtol=1e-6)
