@@ -288,8 +288,8 @@ def _named_state(mod: Module) -> tuple:
 def _module_fn(mod: Module, names: list):
     k = len(names)
 
-    def fn(*flat):
-        return functional_call(mod, dict(zip(names, flat[:k])), tuple(flat[k:]))
+    def fn(*flat, **kwargs):
+        return functional_call(mod, dict(zip(names, flat[:k])), tuple(flat[k:]), kwargs)
     return fn
 
 
@@ -303,15 +303,13 @@ class AOTModule(Module):
         self._compiled: dict = {}
 
     def forward(self, *args, **kwargs):
-        if kwargs:
-            raise TypeError("aot_module: keyword arguments are not supported; pass them positionally")
         mod = self.orig_module
         names, values = _named_state(mod)
         key = (tuple(names), tuple(m.training for m in mod.modules()))
         fn = self._compiled.get(key)
         if fn is None:
             fn = self._compiled[key] = aot_function(_module_fn(mod, names), **self._aot_kwargs)
-        return fn(*values, *args)
+        return fn(*values, *args, **kwargs)
 
 
 def aot_module(mod: Module, *args, **kwargs) -> AOTModule:

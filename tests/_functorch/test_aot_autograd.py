@@ -198,3 +198,10 @@ def test_outputs_aliasing_inputs_are_views_outside_the_graph():
     assert a._base is x and a.data_ptr() == x.data_ptr()
     (a.sum() * 3 + b.sum()).backward()
     _close(x.grad, ember.full((3, 4), 5.0))
+
+
+def test_aot_module_keyword_arguments():
+    model = GPT(vocab=16, n_layer=1, n_head=2, n_embd=8, block_size=4)
+    idx, tgt = ember.randint(0, 16, (2, 4)), ember.randint(0, 16, (2, 4))
+    out = aot_module(copy.deepcopy(model), nop)(idx, targets=tgt)
+    _close(out, model(idx, targets=tgt))
