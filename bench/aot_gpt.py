@@ -8,7 +8,6 @@ Usage: ``python bench/aot_gpt.py [--steps N]``
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import sys
 import time

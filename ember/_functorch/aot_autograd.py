@@ -26,6 +26,7 @@ from ..autograd import grad as _autograd_grad
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE, enable_grad, no_grad
 from ..fx.experimental.proxy_tensor import _fake_input, _GraphBuilder
+from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
 from ..nn.utils.stateless import functional_call
 from .._creation import zeros
@@ -122,7 +123,6 @@ def create_joint_graph(fn, flat_args: list, decompositions=None):
             grads_nodes = [builder.node_of(g) if g is not None else None for g in grads]
         builder.graph.output(tuple(fwd_values) + tuple(grads_nodes))
     builder.graph.eliminate_dead_code()
-    from ..fx.graph_module import GraphModule
     joint = GraphModule(dict(builder.consts), builder.graph, "JointModule")
     return joint, info, primals
 
@@ -221,6 +221,17 @@ def _compile(fn, flat_args, fw_compiler, bw_compiler, inference_compiler, partit
     return info
 
 
+def _mutated_inputs_alias(entry, flat) -> bool:
+    """Whether an input the graph writes shares memory with another input (traced as distinct)."""
+    roots = {}
+    for i, a in enumerate(flat):
+        if isinstance(a, TensorBase):
+            r = a._base if a._base is not None else a
+            roots.setdefault(id(r), []).append(i)
+    return any(len(roots[id(flat[i]._base if flat[i]._base is not None else flat[i])]) > 1
+               for i in entry.mutated)
+
+
 def _meta_key(a):
     if isinstance(a, TensorBase):
         return (tuple(a.shape), a.stride(), a._dtype, a._requires_grad, a.device.type)
@@ -258,6 +269,8 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
                 return fn(*a, **k)
             entry = cache[key] = _compile(flat_fn, flat, fw_compiler, bw_compiler,
                                           inference_compiler, partition_fn, decompositions)
+        if entry.mutated and _mutated_inputs_alias(entry, flat):
+            return fn(*args, **kwargs)  # the graph assumed distinct inputs: run eagerly
         if entry.inference:
             return _run_inference(entry, flat)
         cf = compiled_fns.get(key)

@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 from ..fx.interpreter import Interpreter
-from .aot_autograd import aot_module_simplified, make_boxed_func
+from .aot_autograd import aot_module_simplified
 
 __all__ = ["aot_eager", "interpreter_compiler"]
 

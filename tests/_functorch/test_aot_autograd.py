@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import ember
-import ember.nn.functional as F
 from ember._functorch import aot_eager, aot_function, aot_module, nop
 from ember.functorch.compile import aot_module_simplified, make_boxed_func
 
@@ -205,3 +204,16 @@ def test_aot_module_keyword_arguments():
     idx, tgt = ember.randint(0, 16, (2, 4)), ember.randint(0, 16, (2, 4))
     out = aot_module(copy.deepcopy(model), nop)(idx, targets=tgt)
     _close(out, model(idx, targets=tgt))
+
+
+def test_mutated_input_aliasing_another_input_runs_eagerly():
+    def f(a, b):
+        a.add_(1)
+        return a * b
+
+    compiled = aot_function(f, nop)
+    x, y = ember.ones(3), ember.ones(3)
+    _close(compiled(x, y), ember.full((3,), 2.0))  # traced with distinct inputs
+    z = ember.ones(3)
+    _close(compiled(z, z), ember.full((3,), 4.0))  # same tensor twice: eager semantics
+    _close(z, ember.full((3,), 2.0))
