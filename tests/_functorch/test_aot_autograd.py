@@ -217,3 +217,22 @@ def test_mutated_input_aliasing_another_input_runs_eagerly():
     z = ember.ones(3)
     _close(compiled(z, z), ember.full((3,), 4.0))  # same tensor twice: eager semantics
     _close(z, ember.full((3,), 2.0))
+
+
+def test_in_place_writes_through_views_under_autograd():
+    def f(x, w):
+        h = x @ w
+        h[:, 0].mul_(2)
+        h.view(-1)[1:3].add_(1)
+        h.relu_()
+        return (h * h).sum()
+
+    x, w = ember.randn(3, 4), ember.randn(4, 5, requires_grad=True)
+    ref = f(x, w)
+    ref.backward()
+    g = w.grad.clone()
+    w.grad = None
+    out = aot_function(f, nop)(x, w)
+    out.backward()
+    _close(out, ref)
+    _close(w.grad, g)

@@ -165,7 +165,7 @@ class _GraphBuilder:
         b.ver = t._vc.value if t._vc is not None else 0
         self.bindings[_key(t)] = b
 
-    def _lookup(self, t) -> _Binding:
+    def _lookup(self, t, check: bool = True) -> _Binding:
         b = self.bindings.get(_key(t))
         if b is None:
             return self._untracked(t)
@@ -180,7 +180,7 @@ class _GraphBuilder:
             self._bind(orig, node, b.call)
             return self.bindings[_key(orig)]
         cell = t._vc
-        if cell is not None and cell is b.cell and cell.value != b.ver:
+        if check and cell is not None and cell is b.cell and cell.value != b.ver:
             raise RuntimeError(f"make_fx: a tensor of shape {list(t.shape)} was modified in place by "
                                "an operation tracing cannot see (a foreach in-place op or a direct "
                                "write to its memory)")
@@ -277,7 +277,8 @@ class _GraphBuilder:
                 raise NotImplementedError("make_fx: writes through a view of a base that is not "
                                           "dense are not functionalised")
             size, stride, offset = target._geometry_in(root)
-            new_root = self._emit(_V.as_strided_scatter, (self.node_of(root), node),
+            # the family's version already counts this write: no unseen-write check on the root
+            new_root = self._emit(_V.as_strided_scatter, (self._lookup(root, False).node, node),
                                   {"size": tuple(size), "stride": tuple(stride),
                                    "storage_offset": offset}, _meta_like(root))
             rk = _key(root)

@@ -169,3 +169,48 @@ def test_write_through_view_of_a_transposed_base():
     x = ember.randn(3, 4)
     gm = make_fx(f, tracing_mode="fake")(x)
     np.testing.assert_allclose(gm(x).numpy(), f(x).numpy(), rtol=1e-6)
+
+
+def _setitem_scalar(x):
+    x[0] = 5.0
+    return x * 1
+
+
+def _index_put(x):
+    x[ember.tensor([0, 2])] = ember.ones(2, 4)
+    return x + 0
+
+
+def _zero_fill(x):
+    x.zero_()
+    x[1].fill_(2)
+    return x.sum()
+
+
+def _clamp_masked_fill(x):
+    x.clamp_(0, 1)
+    x.masked_fill_(x > 0.5, 0)
+    return x
+
+
+def _out_argument(x):
+    c = ember.empty(3, 4)
+    ember.add(x, 1, out=c)
+    return c * 2
+
+
+def _view_of_view(x):
+    y = x.view(12)
+    y[3:5].mul_(10)
+    return x.t() @ x
+
+
+@pytest.mark.parametrize("fn", [_setitem_scalar, _index_put, _zero_fill, _clamp_masked_fill,
+                                _out_argument, _view_of_view], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["real", "fake"])
+def test_in_place_patterns(fn, mode):
+    x = ember.randn(3, 4)
+    gm = make_fx(fn, tracing_mode=mode)(x.clone())
+    a, b = x.clone(), x.clone()
+    np.testing.assert_allclose(gm(a).numpy(), fn(b).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(a.numpy(), b.numpy())
