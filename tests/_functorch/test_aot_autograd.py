@@ -236,3 +236,18 @@ def test_in_place_writes_through_views_under_autograd():
     out.backward()
     _close(out, ref)
     _close(w.grad, g)
+
+
+def test_batch_norm_train_eval_and_no_grad():
+    model = CNNBN()
+    compiled_model = copy.deepcopy(model)
+    compiled = aot_module(compiled_model, nop)
+    x = ember.randn(2, 3, 8, 8)
+    with ember.no_grad():  # inference graph, still updating the running statistics
+        _close(compiled(x), model(x))
+    for b, c in zip(model.buffers(), compiled_model.buffers()):
+        _close(c, b)
+    model.eval()
+    compiled_model.eval()  # another cache entry: BatchNorm reads its running statistics
+    _close(compiled(x), model(x))
+    assert int(compiled_model.bn.num_batches_tracked) == 1
