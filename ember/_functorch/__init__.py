@@ -3,7 +3,8 @@ own autograd, partitioned and run as one autograd Function; the ``aot_eager`` ba
 from .aot_autograd import (aot_function, aot_module, aot_module_simplified, make_boxed_compiler,
                            make_boxed_func, nop)
 from .compilers import aot_eager, interpreter_compiler
-from .partitioners import default_partition
+from .partitioners import default_partition, min_cut_rematerialization_partition
 
 __all__ = ["aot_function", "aot_module", "aot_module_simplified", "make_boxed_compiler",
-           "make_boxed_func", "nop", "aot_eager", "interpreter_compiler", "default_partition"]
+           "make_boxed_func", "nop", "aot_eager", "interpreter_compiler", "default_partition",
+           "min_cut_rematerialization_partition"]
