@@ -6,6 +6,7 @@ backward graph reads from it are *saved* (extra forward outputs, then the first 
 Saving primals is preferred over saving intermediates: a saved view or non-random pointwise node
 whose inputs are primals or already saved is recomputed in backward instead (applied until nothing
 changes, so cheap pointwise chains are recomputed); matmul, conv, reductions and random ops never are.
+``min_cut_rematerialization_partition`` chooses the saved set as a minimum cut in bytes instead.
 
 Example:
     >>> import ember
