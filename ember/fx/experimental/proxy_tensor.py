@@ -1,8 +1,9 @@
 """make_fx: trace a function at the primitive level into an fx graph (layer L6).
 
 ``make_fx(fn, tracing_mode="fake")(*args)`` runs ``fn`` under a dispatch mode that records every
-primitive call as a ``call_function`` node (targets from ``_target_for``; ``node.meta["val"]`` holds a
-meta tensor with the value's shape, strides and dtype; ``node.meta["ember_op"]`` the primitive).
+primitive call as a ``call_function`` node (target and arguments from ``_graph_call``;
+``node.meta["val"]`` holds a meta tensor with the value's shape, strides and dtype;
+``node.meta["ember_op"]`` the primitive).
 "fake" (and "symbolic", whose shapes are specialised) trace on meta tensors, "real" on the inputs.
 
 In-place writes are functionalised while tracing: a dispatch mode only sees the out-of-place op, and
@@ -82,6 +83,17 @@ def _target_for(op: OpDef, args: tuple, params: dict):
     if t is None:
         t = _TARGETS[op] = _PrimitiveTarget(op)
     return t
+
+
+def _graph_call(op: OpDef, call_args: tuple, node_args: tuple, params: dict) -> tuple:
+    """(target, args, kwargs) of the node recording ``dispatch(op, *call_args, **params)``;
+    ``node_args`` mirror ``call_args`` with graph nodes in place of tensors."""
+    return _target_for(op, call_args, params), tuple(node_args), dict(params)
+
+
+def _decomposition_keys(op: OpDef) -> list:
+    """What a ``decomposition_table`` may name ``op`` by."""
+    return [op, _target_for(op, (), {})]
 
 
 def _key(t) -> int:
@@ -174,7 +186,8 @@ class _GraphBuilder:
         if root is not None and self.family_gen.get(_key(root), 0) != b.gen:
             # the base (or another view of it) was written after this view was made
             size, stride, offset = orig._geometry_in(root)
-            node = self._emit(_V.as_strided, (self.node_of(root),),
+            rb = self._lookup(root)
+            node = self._emit(_V.as_strided, (rb.call,), (rb.node,),
                               {"size": tuple(size), "stride": tuple(stride), "storage_offset": offset},
                               _meta_like(orig))
             self._bind(orig, node, b.call)
@@ -194,7 +207,7 @@ class _GraphBuilder:
             # meta memory made outside dispatch and never written by a traced op: its value is
             # unknown, so it stands for zeros (a valid value of uninitialised memory, and what
             # zero-filled helpers made)
-            node = self._emit(_C.full, (), {"size": tuple(t.shape), "fill_value": 0,
+            node = self._emit(_C.full, (), (), {"size": tuple(t.shape), "fill_value": 0,
                                             "dtype": t._dtype, "device": CPU}, _meta_like(t))
             self._bind(t, node)
             return self.bindings[_key(t)]
@@ -210,9 +223,9 @@ class _GraphBuilder:
             self._bind(t, node)
         return self.bindings[_key(t)]
 
-    def _emit(self, op, node_args, params, val):
-        node = self.graph.create_node("call_function", _target_for(op, node_args, params),
-                                      tuple(node_args), dict(params))
+    def _emit(self, op, call_args, node_args, params, val):
+        target, args, kwargs = _graph_call(op, tuple(call_args), tuple(node_args), params)
+        node = self.graph.create_node("call_function", target, args, kwargs)
         node.meta["ember_op"] = op
         node.meta["val"] = val
         return node
@@ -253,7 +266,7 @@ class _GraphBuilder:
         single = isinstance(out, TensorBase)
         val = (out if out._data is None else _meta_like(out)) if single else [
             o if o._data is None else _meta_like(o) for o in out]
-        node = self._emit(func, node_args, node_kwargs, val if single else tuple(val))
+        node = self._emit(func, call_args, node_args, node_kwargs, val if single else tuple(val))
         if single:
             self._bind(out, node)
         else:
@@ -265,11 +278,14 @@ class _GraphBuilder:
 
     def _on_write(self, target, res) -> None:
         """``target`` now holds ``res``'s values (an in-place op or out=)."""
-        node = self.node_of(res)
+        node, value = self.node_of(res), res
         if res._dtype is not target._dtype:
-            node = self._emit(_P.to_dtype, (node,), {"dtype": target._dtype}, _meta_like(target))
+            cast = wrap_meta(tuple(res.shape), target._dtype)
+            node = self._emit(_P.to_dtype, (value,), (node,), {"dtype": target._dtype}, cast)
+            value = cast
         if tuple(res.shape) != tuple(target.shape):  # copy_ broadcasts its source
-            node = self._emit(_V.expand, (node,), {"size": tuple(target.shape)}, _meta_like(target))
+            value = _meta_like(target)
+            node = self._emit(_V.expand, (value,), (node,), {"size": tuple(target.shape)}, value)
         root = target._base
         if root is not None:
             if root.storage_offset() != 0 or _V._clone_strides(tuple(root.shape), root.stride()) \
@@ -278,7 +294,8 @@ class _GraphBuilder:
                                           "dense are not functionalised")
             size, stride, offset = target._geometry_in(root)
             # the family's version already counts this write: no unseen-write check on the root
-            new_root = self._emit(_V.as_strided_scatter, (self._lookup(root, False).node, node),
+            rb = self._lookup(root, False)
+            new_root = self._emit(_V.as_strided_scatter, (rb.call, value), (rb.node, node),
                                   {"size": tuple(size), "stride": tuple(stride),
                                    "storage_offset": offset}, _meta_like(root))
             rk = _key(root)
@@ -300,9 +317,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         table = self.builder.decompositions
-        decomp = table.get(func) if table else None
-        if decomp is None and table:
-            decomp = table.get(_target_for(func, args, kwargs))
+        decomp = None
+        if table:
+            decomp = next((table[k] for k in _decomposition_keys(func) if k in table), None)
         if decomp is not None:
             with self:
                 r = decomp(*args, **kwargs)
