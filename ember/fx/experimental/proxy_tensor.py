@@ -225,7 +225,9 @@ class _GraphBuilder:
 
     def _emit(self, op, call_args, node_args, params, val):
         target, args, kwargs = _graph_call(op, tuple(call_args), tuple(node_args), params)
-        node = self.graph.create_node("call_function", target, args, kwargs)
+        # nodes are named by operator (``mm``, ``add_1``), not by overload, as torch names them
+        node = self.graph.create_node("call_function", target, args, kwargs,
+                                      getattr(target, "_opname", None))
         node.meta["ember_op"] = op
         node.meta["val"] = val
         return node
