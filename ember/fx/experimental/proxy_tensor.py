@@ -1,9 +1,11 @@
 """make_fx: trace a function at the primitive level into an fx graph (layer L6).
 
 ``make_fx(fn, tracing_mode="fake")(*args)`` runs ``fn`` under a dispatch mode that records every
-primitive call as a ``call_function`` node (target and arguments from ``_graph_call``;
-``node.meta["val"]`` holds a meta tensor with the value's shape, strides and dtype;
-``node.meta["ember_op"]`` the primitive).
+primitive call as a ``call_function`` node whose target is torch's aten overload for it
+(``ember.ops.aten.mm.default``; ``_graph_call`` rewrites the arguments to the overload's schema);
+``node.meta["val"]`` holds a meta tensor with the value's shape, strides and dtype and
+``node.meta["ember_op"]`` the primitive. The few primitives no aten overload stands for
+(``ember.ops.PRIMITIVES_WITHOUT_ATEN``) are recorded as calls of the primitive itself.
 "fake" (and "symbolic", whose shapes are specialised) trace on meta tensors, "real" on the inputs.
 
 In-place writes are functionalised while tracing: a dispatch mode only sees the out-of-place op, and
@@ -33,6 +35,7 @@ from ..._primitives import pointwise as _P
 from ..._primitives import view as _V
 from ..._primitives._registry import OpDef
 from ..._tensor_base import TensorBase
+from ...ops import aten_overloads, to_aten_call
 from ...utils import _pytree as pytree
 from ...utils._python_dispatch import TorchDispatchMode
 from ..graph import Graph
@@ -43,7 +46,7 @@ __all__ = ["make_fx", "ProxyTorchDispatchMode", "get_isolated_graphmodule"]
 
 # ------------------------------------------------------------------------------ graph targets
 class _PrimitiveTarget:
-    """A graph target calling one ember primitive (until ``ember.ops.aten`` overloads exist)."""
+    """A graph target calling one ember primitive that no aten overload stands for."""
 
     def __init__(self, op: OpDef) -> None:
         self.op = op
@@ -78,7 +81,7 @@ def _primitive_target(name: str) -> _PrimitiveTarget:
 
 
 def _target_for(op: OpDef, args: tuple, params: dict):
-    """The fx target recording primitive ``op`` (the one place that picks graph targets)."""
+    """The target recording a primitive without an aten overload."""
     t = _TARGETS.get(op)
     if t is None:
         t = _TARGETS[op] = _PrimitiveTarget(op)
@@ -88,12 +91,22 @@ def _target_for(op: OpDef, args: tuple, params: dict):
 def _graph_call(op: OpDef, call_args: tuple, node_args: tuple, params: dict) -> tuple:
     """(target, args, kwargs) of the node recording ``dispatch(op, *call_args, **params)``;
     ``node_args`` mirror ``call_args`` with graph nodes in place of tensors."""
-    return _target_for(op, call_args, params), tuple(node_args), dict(params)
+    try:
+        overload, args, kwargs = to_aten_call(op, call_args, params)
+    except LookupError:  # a primitive no aten overload stands for (PRIMITIVES_WITHOUT_ATEN)
+        return _target_for(op, call_args, params), tuple(node_args), dict(params)
+    nodes = {id(t): n for t, n in zip(pytree.tree_leaves(list(call_args)),
+                                      pytree.tree_leaves(list(node_args)))
+             if isinstance(t, TensorBase)}
+
+    def to_node(v):
+        return nodes.get(id(v), v) if isinstance(v, TensorBase) else v
+    return overload, tuple(pytree.tree_map(to_node, list(args))), pytree.tree_map(to_node, kwargs)
 
 
 def _decomposition_keys(op: OpDef) -> list:
     """What a ``decomposition_table`` may name ``op`` by."""
-    return [op, _target_for(op, (), {})]
+    return [op, *aten_overloads(op), _target_for(op, (), {})]
 
 
 def _key(t) -> int:

@@ -6,7 +6,8 @@ import pytest
 
 import ember
 import ember.nn.functional as F
-from ember.fx.experimental.proxy_tensor import _PrimitiveTarget, make_fx
+from ember.fx.experimental.proxy_tensor import make_fx
+from ember.ops import OpOverload
 
 
 def _mlp(x, w1, b1, w2, b2):
@@ -42,20 +43,21 @@ CASES = {
 }
 
 
-def _only_primitives(gm):
+def _only_aten(gm):
     for n in gm.graph.nodes:
-        if n.op == "call_function":
-            assert isinstance(n.target, _PrimitiveTarget) or n.target is operator.getitem, n.target
+        if n.op == "call_function" and n.target is not operator.getitem:
+            assert isinstance(n.target, OpOverload) and n.target.namespace == "aten", n.target
         assert n.op != "call_module" and n.op != "call_method", n.format_node()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("mode", ["real", "fake", "symbolic"])
-def test_graph_of_primitives_reproduces_eager(name, mode):
+def test_graph_of_aten_overloads_reproduces_eager(name, mode):
     fn, make = CASES[name]
     args = make()
     gm = make_fx(fn, tracing_mode=mode)(*args)
-    _only_primitives(gm)
+    _only_aten(gm)
+    assert "ember.ops.aten." in gm.code
     expected = fn(*args)
     np.testing.assert_allclose(gm(*args).numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)
     fresh = make()  # other values, same shapes: the graph is not specialised on values
@@ -214,3 +216,15 @@ def test_in_place_patterns(fn, mode):
     a, b = x.clone(), x.clone()
     np.testing.assert_allclose(gm(a).numpy(), fn(b).numpy(), rtol=1e-6)
     np.testing.assert_allclose(a.numpy(), b.numpy())
+
+
+def test_decomposition_table_keyed_by_aten_overload():
+    def relu_decomp(x):
+        return ember.where(x > 0, x, ember.zeros_like(x))
+
+    x = ember.randn(6)
+    gm = make_fx(lambda t: ember.relu(t) * 2, {ember.ops.aten.relu.default: relu_decomp},
+                 tracing_mode="fake")(x)
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert ember.ops.aten.relu.default not in targets and ember.ops.aten.where.self in targets
+    np.testing.assert_allclose(gm(x).numpy(), (ember.relu(x) * 2).numpy())
