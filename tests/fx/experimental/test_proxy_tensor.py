@@ -228,3 +228,16 @@ def test_decomposition_table_keyed_by_aten_overload():
     targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
     assert ember.ops.aten.relu.default not in targets and ember.ops.aten.where.self in targets
     np.testing.assert_allclose(gm(x).numpy(), (ember.relu(x) * 2).numpy())
+
+
+def test_graph_module_pickles_and_deepcopies():
+    import copy
+    import pickle
+    x, w = ember.randn(2, 3, 8, 8), ember.randn(4, 3, 3, 3)
+
+    def f(x, w):
+        return F.max_pool2d(F.conv2d(x, w), 2).sum()
+
+    gm = make_fx(f, tracing_mode="fake")(x, w)
+    for clone in (pickle.loads(pickle.dumps(gm)), copy.deepcopy(gm)):
+        np.testing.assert_allclose(clone(x, w).numpy(), f(x, w).numpy(), rtol=1e-5)
