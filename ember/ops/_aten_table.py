@@ -218,6 +218,7 @@ select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)  select prim=sele
 slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)  :slice_tensor prim=slice
 diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)  diagonal prim=diagonal
 as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)  as_strided prim=as_strided
+as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor  =as_strided_scatter
 alias(Tensor(a) self) -> Tensor(a)  =alias
 view_as_real(Tensor(a) self) -> Tensor(a)  view_as_real prim=view_as_real
 view_as_complex(Tensor(a) self) -> Tensor(a)  view_as_complex prim=view_as_complex
