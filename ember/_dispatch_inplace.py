@@ -55,7 +55,7 @@ def _inplace_ufunc(op, self, args, params) -> bool:
             return False
     try:
         op.ufunc(*operands, out=d, **params)
-    except ValueError:  # broadcasting would change self's shape: the slow path raises torch's error
+    except ValueError:  # SlowPath from the writer, or broadcasting would change self's shape
         return False
     return True
 
