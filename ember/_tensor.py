@@ -20,8 +20,8 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU, META, device as Device
 from ._creation import empty_strided, from_numpy, tensor
-from ._dispatch import dispatch, set_tensor_class, wrap, wrap_meta
-from ._dispatch_inplace import dispatch_inplace
+from ._dispatch import MODES as _MODES, dispatch, set_tensor_class, wrap, wrap_meta
+from ._dispatch_inplace import WRITE_HOOKS, dispatch_inplace
 from ._dlpack import dlpack_device, to_dlpack
 from ._indexing import getitem, setitem
 from ._shape import Size, contiguous_strides, is_contiguous as _is_contig, normalize_dim
@@ -48,6 +48,7 @@ from ._tensor_pickle import deepcopy_tensor, reduce_tensor, setstate_tensor
 from ._tensor_str import tensor_repr
 from .autograd import backward
 from .autograd.grad_mode import STATE
+from ._primitives import creation as _CR
 from ._primitives import pointwise as P
 from ._primitives import shape_copy as SC
 from ._primitives import view as V
@@ -417,6 +418,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{value.dim()} dimensions.")
             return self.copy_(value)
+        if WRITE_HOOKS:  # tracing observes writes that go through copy_ (a cpu scalar: meta has no data)
+            return self.copy_(wrap(np.array(value, dtype=self._dtype.np), self._dtype))
         if self._requires_grad:
             return self.copy_(self.new_full((), value))
         if self._data is not None:
@@ -445,7 +448,7 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return self._new_like(np.ones, size_args(size), dtype, device, requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-        t = self._new_like(np.empty, size_args((size,)), dtype, device, requires_grad)
+        t = self._new_like(np.empty, size_args((size,)), dtype, device, requires_grad, fill_value)
         if t._data is not None:
             t._data[...] = fill_value
         return t
@@ -458,12 +461,17 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return tensor(data, dtype=dtype or self._dtype, device=device or self.device,
                       requires_grad=requires_grad)
 
-    def _new_like(self, fill, size, dtype, device, requires_grad):
+    def _new_like(self, fill, size, dtype, device, requires_grad, fill_value=None):
         dt = as_dtype(dtype) or self._dtype
         dev = as_device(device) or self.device
         if dev.type == "cuda":
             raise AssertionError("Torch not compiled with CUDA enabled")
-        t = wrap(fill(size, dt.np), dt) if dev is CPU else wrap_meta(size, dt)
+        if _MODES.stack:  # a dispatch mode (make_fx) must see the creation and its value
+            value = 0 if fill is np.zeros else 1 if fill is np.ones else fill_value
+            t = dispatch(_CR.empty, size=tuple(size), dtype=dt, device=dev) if value is None else \
+                dispatch(_CR.full, size=tuple(size), fill_value=value, dtype=dt, device=dev)
+        else:
+            t = wrap(fill(size, dt.np), dt) if dev is CPU else wrap_meta(size, dt)
         if requires_grad:
             t.requires_grad_()
         return t

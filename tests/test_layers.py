@@ -47,6 +47,7 @@ LAYERS = [
     ("utils/tensorboard/*", 6),  # add_graph traces with fx
     # L6, L7
     ("fx/*", 6), ("_dynamo/*", 7), ("_inductor/*", 7),
+    ("_functorch/*", 7), ("functorch/*", 7),
 ]
 
 # optional heavy dependencies imported lazily inside functions; they are outside ember anyway

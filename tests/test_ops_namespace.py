@@ -137,6 +137,7 @@ SAMPLES = {
     "slice.Tensor": ((T((5, 6)), 1, 1, 5, 2), {}),
     "diagonal.default": ((T((3, 4)), 1), {}),
     "as_strided.default": ((T((3, 4)), [2, 2], [1, 2], 1), {}),
+    "as_strided_scatter.default": ((T((3, 4)), T((2, 2)), [2, 2], [4, 1], 1), {}),
     "view_as_real.default": ((T(),), {}),  # replaced below by a complex input
     "view_as_complex.default": ((T((3, 2)),), {}),
     "reshape.default": ((T(), [2, 6]), {}),

@@ -95,6 +95,9 @@ class OpDef:
         self.node_class = None  # filled by the autograd layer (one Node subclass per op, torch's name)
         REGISTRY[name] = self
 
+    def __reduce__(self):  # by name: graphs that record primitives (node.meta) pickle
+        return (_registered, (self.name,))
+
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
 
@@ -172,6 +175,13 @@ def _output_index(name: str):
     if name.startswith("out") and name[3:].isdigit():
         return int(name[3:])
     return None
+
+
+def _registered(name: str) -> OpDef:
+    op = REGISTRY.get(name)
+    if op is None:
+        raise LookupError(f"no primitive named {name!r} is registered")
+    return op
 
 
 def primitive(name: str, kind: str = "other", **options) -> Callable[[Callable], OpDef]:

@@ -119,7 +119,7 @@ div.Scalar(Tensor self, Scalar other) -> Tensor  =div
 div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor  div prim=div,div_floor,div_trunc
 div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor  div prim=div_floor,div_trunc
 pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor  =pow
-pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor  =pow
+pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor  =pow_tensor_scalar
 pow.Scalar(Scalar self, Tensor exponent) -> Tensor  =pow
 atan2(Tensor self, Tensor other) -> Tensor  =atan2
 bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor  =bitwise_and
@@ -218,6 +218,7 @@ select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)  select prim=sele
 slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)  :slice_tensor prim=slice
 diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)  diagonal prim=diagonal
 as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)  as_strided prim=as_strided
+as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor  =as_strided_scatter
 alias(Tensor(a) self) -> Tensor(a)  =alias
 view_as_real(Tensor(a) self) -> Tensor(a)  view_as_real prim=view_as_real
 view_as_complex(Tensor(a) self) -> Tensor(a)  view_as_complex prim=view_as_complex
@@ -307,10 +308,10 @@ log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor  log_sof
 linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor  nn.functional.linear
 gelu(Tensor self, *, str approximate="none") -> Tensor  nn.functional.gelu
 silu(Tensor self) -> Tensor  nn.functional.silu
-hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor  nn.functional.hardtanh
+hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor  nn.functional.hardtanh prim=hardtanh
 leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor  nn.functional.leaky_relu
 elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor  nn.functional.elu fixed=scale:1,input_scale:1
-softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor  nn.functional.softplus
+softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor  nn.functional.softplus prim=softplus
 hardswish(Tensor self) -> Tensor  nn.functional.hardswish
 hardsigmoid(Tensor self) -> Tensor  nn.functional.hardsigmoid
 mish(Tensor self) -> Tensor  nn.functional.mish
