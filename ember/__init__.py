@@ -131,3 +131,16 @@ def __getattr__(name):
         if name in names:
             raise AttributeError(f"module 'ember' has no attribute '{name}': {why}")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+# ember.compile (torch.compile); the compiler stack loads on first use
+_LAZY_MODULES += ("_dynamo", "compiler", "_logging")
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
+            options=None, name=None, disable=False, recompile_limit=None, isolate_recompiles=False,
+            shapes_spec=None):
+    """torch.compile: capture ``model`` (a function or nn.Module) into graphs for ``backend``."""
+    from ._dynamo.eval_frame import compile as _compile
+    return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                    options=options, name=name, disable=disable, recompile_limit=recompile_limit,
+                    isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
