@@ -82,7 +82,44 @@ class ContainerMethodVT:
         self.obj, self.name, self.source = obj, name, None
 
 
+_MODULE_ITERATORS = ("parameters", "named_parameters", "buffers", "named_buffers", "children",
+                     "named_children", "modules", "named_modules")
+
+
+def _module_path_source(root_source: str, path: str, table: str) -> str:
+    """``L['m']._modules['a']._parameters['w']`` for ``path`` 'a.w' (``table`` holds the leaf)."""
+    parts = path.split(".") if path else []
+    src = root_source
+    for p in parts[:-1]:
+        src = f"{src}._modules[{p!r}]"
+    return f"{src}.{table}[{parts[-1]!r}]" if parts else src
+
+
 class CallRules:
+    def module_iterator(self, vt, name, args, kwargs):
+        """parameters()/named_modules()/...: evaluated now, every item wrapped with its source."""
+        m, og = vt.module, self.output
+        a = [self.const(x) for x in args]
+        k = {key: self.const(v) for key, v in kwargs.items()}
+        named = name.startswith("named_")
+        base = name[6:] if named else name
+        if base in ("parameters", "buffers"):
+            k.pop("prefix", None)
+            pairs = list(getattr(m, "named_" + base)(*a, **k))
+            table = "_parameters" if base == "parameters" else "_buffers"
+        else:
+            pairs = list(getattr(m, "named_" + base)(*a, **k))
+            table = "_modules"
+        for path, _ in m.named_modules():  # structure is pinned by every module's version guard
+            og.wrap(m.get_submodule(path), _module_path_source(vt.source, path, "_modules")
+                    if path else vt.source)
+        items = []
+        for path, value in pairs:
+            src = _module_path_source(vt.source, path, table) if path else vt.source
+            v = og.wrap(value, src)
+            items.append(TupleVT([ConstVT(path), v]) if named else v)
+        return IteratorVT(items)
+
     # ------------------------------------------------------------------ small helpers
     def const(self, vt):
         if isinstance(vt, SymFloatVT):
@@ -183,6 +220,8 @@ class CallRules:
             return self.wrap_const(out)
         g_args = tuple(self.as_arg(a) for a in args)
         g_kwargs = {k: self.as_arg(v) for k, v in kwargs.items()}
+        if kind == "function" and not all(map(_printable, g_args + tuple(g_kwargs.values()))):
+            target, g_args, g_kwargs = _bake_constants(target, g_args, g_kwargs)
         if kind == "method":
             node = self.output.graph.call_method(target, g_args, g_kwargs)
         else:
@@ -453,6 +492,8 @@ class CallRules:
             return ConstVT(None) if child is None else og.wrap(child, f"{src}._modules[{name!r}]")
         if static is _MISSING:
             raise Unsupported(f"'{type(m).__name__}' object has no attribute '{name}'")
+        if name in _MODULE_ITERATORS and static is getattr(Module, name):
+            return ContainerMethodVT(vt, name)
         if isinstance(static, types.FunctionType):
             return MethodVT(self._function_vt(static), vt)
         if isinstance(static, staticmethod):
@@ -517,6 +558,8 @@ class CallRules:
             return self.call(fn.func, [fn.obj] + args, kwargs)
         if isinstance(fn, TensorMethodVT):
             return self.call_tensor_method(fn.tensor, fn.name, args, kwargs)
+        if isinstance(fn, ContainerMethodVT) and isinstance(fn.obj, NNModuleVT):
+            return self.module_iterator(fn.obj, fn.name, args, kwargs)
         if isinstance(fn, ContainerMethodVT):
             return call_container_method(self, fn.obj, fn.name, args, kwargs)
         if isinstance(fn, NNModuleVT):
@@ -686,6 +729,38 @@ def _to_meta(x):
     if isinstance(x, (tuple, list)):
         return type(x)(_to_meta(i) for i in x)
     return x
+
+
+def _printable(a) -> bool:
+    """Whether fx code generation can spell ``a`` (else it is baked into the call target)."""
+    from ..fx import Node
+    if isinstance(a, (Node, int, float, str, bool, type(None), type(...), slice, type)):
+        return True
+    if isinstance(a, (tuple, list)):
+        return all(map(_printable, a))
+    if isinstance(a, dict):
+        return all(map(_printable, a.values()))
+    mod = type(a).__module__ or ""
+    if mod.startswith("ember") and type(a).__name__ in ("dtype", "device", "Size", "layout",
+                                                          "memory_format"):
+        return True
+    return isinstance(a, (types.FunctionType, types.BuiltinFunctionType))
+
+
+def _bake_constants(fn, args, kwargs):
+    """A call target with the unprintable constant arguments of this call built in."""
+    fixed = {i: a for i, a in enumerate(args) if not _printable(a)}
+    fixed_kw = {k: v for k, v in kwargs.items() if not _printable(v)}
+    n = len(args)
+
+    def bound(*rest, **kw):
+        it = iter(rest)
+        full = [fixed[i] if i in fixed else next(it) for i in range(n)]
+        return fn(*full, **kw, **fixed_kw)
+    bound.__name__ = bound.__qualname__ = getattr(fn, "__name__", "call")
+    bound.__module__ = "ember_baked"
+    return (bound, tuple(a for i, a in enumerate(args) if i not in fixed),
+            {k: v for k, v in kwargs.items() if k not in fixed_kw})
 
 
 def _name(target):

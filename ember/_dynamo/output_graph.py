@@ -122,6 +122,8 @@ class OutputGraph:
                      for k, v in value.items()}
             return DictVT(items, source, real=value)
         if isinstance(value, types.CellType):
+            if source is None:  # a cell of a function pinned elsewhere: refer to the cell itself
+                source = self.guards._const(value)
             inner = self.wrap(value.cell_contents, f"{source}.cell_contents", guarded=guarded) \
                 if _cell_full(value) else None
             return CellVT(inner, real=value, source=source)

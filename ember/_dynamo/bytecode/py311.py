@@ -55,6 +55,8 @@ def normalize(code) -> list:
             name = _JUMPS[name]
         elif name == "LOAD_GLOBAL":
             push_null = bool(ins.arg & 1)
+        elif name == "KW_NAMES":  # dis leaves its constant unresolved on 3.11
+            argval = code.co_consts[ins.arg]
         elif name == "BINARY_OP":
             argval = ins.argrepr
         n = Instruction(name, ins.arg, argval, ins.offset, line, push_null)
