@@ -27,10 +27,20 @@ from .variables import (ConstVT, DictVT, ListVT, NNModuleVT, ObjectVT, SymFloatV
 _CONST_TYPES = (int, float, bool, str, bytes, type(None), complex, type(...), range, slice)
 
 
+_EMBER_VALUE_TYPES = ("dtype", "device", "Size", "layout", "memory_format", "finfo", "iinfo")
+
+
 def _is_ember_object(value) -> bool:
-    mod = getattr(value, "__module__", None) or ""
+    """ember's namespace: its modules, functions, classes and value types (dtype, device ...)."""
     if isinstance(value, types.ModuleType):
         mod = value.__name__
+    elif isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type,
+                            types.MethodType)) or callable(value) and hasattr(value, "__name__"):
+        mod = getattr(value, "__module__", None) or ""
+    elif type(value).__name__ in _EMBER_VALUE_TYPES:
+        mod = type(value).__module__ or ""
+    else:
+        return False
     return mod == "ember" or mod.startswith("ember.")
 
 
@@ -127,7 +137,8 @@ class OutputGraph:
             inner = self.wrap(value.cell_contents, f"{source}.cell_contents", guarded=guarded) \
                 if _cell_full(value) else None
             return CellVT(inner, real=value, source=source)
-        if _is_ember_object(value) or isinstance(value, (types.BuiltinFunctionType, type,
+        internal = source is None and (type(value).__module__ or "").startswith("ember.")
+        if internal or _is_ember_object(value) or isinstance(value, (types.BuiltinFunctionType, type,
                                                          types.ModuleType)):
             # ember's namespace, builtins, classes and modules: pinned by identity where read
             if source is not None and guarded and not _is_ember_object(value):
