@@ -74,3 +74,128 @@ def normalize(code) -> list:
 # a comprehension's code object in 3.11 is a nested function called once with the iterator
 COMPREHENSION_NAMES = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
 GENERATOR_FLAGS = 0x20 | 0x80 | 0x100 | 0x200   # generator, coroutine, iterable coroutine, async gen
+
+
+# ---------------------------------------------------------------------- assembler support (3.11)
+import opcode as _opcode  # noqa: E402
+
+CACHE_ENTRIES = _opcode._inline_cache_entries      # code units of inline cache after each opcode
+EXTENDED_ARG = _opcode.opmap["EXTENDED_ARG"]
+CACHE = _opcode.opmap["CACHE"]
+_BACKWARD = {"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_TRUE",
+             "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_NONE",
+             "POP_JUMP_BACKWARD_IF_NOT_NONE"}
+RELATIVE_JUMPS = {_opcode.opname[i] for i in _opcode.hasjrel}
+UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
+TERMINATORS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"} | UNCONDITIONAL
+_FLIP = {"JUMP_FORWARD": "JUMP_BACKWARD"}
+for _cond in ("TRUE", "FALSE", "NONE", "NOT_NONE"):
+    _FLIP[f"POP_JUMP_FORWARD_IF_{_cond}"] = f"POP_JUMP_BACKWARD_IF_{_cond}"
+_FLIP.update({v: k for k, v in list(_FLIP.items())})
+
+
+def jump_name_for(name: str, forward: bool) -> str:
+    """The 3.11 spelling of a relative jump going ``forward`` (or backward)."""
+    if (name in _BACKWARD) == (not forward):
+        return name
+    if name not in _FLIP:
+        raise ValueError(f"{name} cannot jump {'forward' if forward else 'backward'} on 3.11")
+    return _FLIP[name]
+
+
+def jump_arg(name: str, op_unit: int, target_unit: int) -> int:
+    """The oparg of a relative jump whose opcode sits at ``op_unit`` (code units)."""
+    after = op_unit + 1 + CACHE_ENTRIES[_opcode.opmap[name]]
+    return after - target_unit if name in _BACKWARD else target_unit - after
+
+
+def jump_target(name: str, op_unit: int, arg: int) -> int:
+    after = op_unit + 1 + CACHE_ENTRIES[_opcode.opmap[name]]
+    return after - arg if name in _BACKWARD else after + arg
+
+
+def _varint_be(value: int, first: bool) -> bytes:
+    """Exception-table varint: 6-bit groups, most significant first, 0x40 = more follow."""
+    groups = [value & 63]
+    value >>= 6
+    while value:
+        groups.append(value & 63)
+        value >>= 6
+    groups.reverse()
+    out = bytearray(g | (0x40 if i < len(groups) - 1 else 0) for i, g in enumerate(groups))
+    if first:
+        out[0] |= 0x80
+    return bytes(out)
+
+
+def encode_exception_table(entries) -> bytes:
+    """``entries``: (start, end, target, depth, lasti) in code units, end exclusive."""
+    out = bytearray()
+    for start, end, target, depth, lasti in entries:
+        out += _varint_be(start, True) + _varint_be(end - start, False) + \
+            _varint_be(target, False) + _varint_be((depth << 1) | int(lasti), False)
+    return bytes(out)
+
+
+def decode_exception_table(table: bytes) -> list:
+    entries, it = [], iter(table)
+
+    def read():
+        b = next(it)
+        val = b & 63
+        while b & 64:
+            b = next(it)
+            val = (val << 6) | (b & 63)
+        return val
+    try:
+        while True:
+            start = read()
+            end = start + read()
+            target = read()
+            dl = read()
+            entries.append((start, end, target, dl >> 1, bool(dl & 1)))
+    except StopIteration:
+        return entries
+
+
+def _varint_le(value: int) -> bytes:
+    out = bytearray()
+    while value >= 64:
+        out.append(0x40 | (value & 63))
+        value >>= 6
+    out.append(value)
+    return bytes(out)
+
+
+def _svarint(value: int) -> bytes:
+    return _varint_le(((-value) << 1) | 1 if value < 0 else value << 1)
+
+
+def encode_line_table(spans, first_line: int) -> bytes:
+    """``spans``: (code units, (line, end_line, col, end_col)) in order; None parts allowed."""
+    out, prev = bytearray(), first_line
+    for units, pos in spans:
+        line, end_line, col, end_col = pos
+        while units > 0:
+            n = min(units, 8)
+            units -= n
+            if line is None:
+                out.append(0x80 | (15 << 3) | (n - 1))
+                continue
+            if col is None or end_col is None or end_line is None:
+                out.append(0x80 | (13 << 3) | (n - 1))
+                out += _svarint(line - prev)
+            else:
+                out.append(0x80 | (14 << 3) | (n - 1))
+                out += _svarint(line - prev) + _varint_le(end_line - line) + \
+                    _varint_le(col + 1) + _varint_le(end_col + 1)
+            prev = line
+    return bytes(out)
+
+
+def inseparable(prev: str, name: str) -> bool:
+    """Pairs 3.11's specialising interpreter executes as one (nothing may be put between them):
+    a specialised PRECALL skips the CALL after it, and COMPARE_OP's *_JUMP forms take the
+    conditional jump that follows."""
+    return (prev == "PRECALL" and name == "CALL") or \
+        (prev == "COMPARE_OP" and name.startswith("POP_JUMP_"))
