@@ -82,6 +82,11 @@ class CompiledFunction:
         code = self._code
         self._fast_names = code.co_varnames[:code.co_argcount] \
             if not (code.co_flags & 0x0C) and not code.co_kwonlyargcount else None
+        # f(a, b, *args, **kwargs) without defaults (the module wrapper): bound without inspect
+        self._star_names = None
+        if code.co_flags & 0x0C == 0x0C and not code.co_kwonlyargcount and not fn.__defaults__:
+            n = code.co_argcount
+            self._star_names = (code.co_varnames[:n], code.co_varnames[n], code.co_varnames[n + 1])
         self._sig = None
 
     def __get__(self, obj, objtype=None):
@@ -91,6 +96,14 @@ class CompiledFunction:
         names = self._fast_names
         if names is not None and not kwargs and len(args) == len(names):
             return dict(zip(names, args))
+        star = self._star_names
+        if star is not None and len(args) >= len(star[0]) and not any(k in star[0] for k in kwargs):
+            pos, var, kw = star
+            n = len(pos)
+            L = dict(zip(pos, args))
+            L[var] = args[n:]
+            L[kw] = kwargs
+            return L
         if self._sig is None:
             self._sig = inspect.signature(self._fn)
         bound = self._sig.bind(*args, **kwargs)

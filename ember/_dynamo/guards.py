@@ -36,14 +36,17 @@ class GuardSet:
         self.entries = []       # (order, expression)
         self.consts = {}        # name -> object referenced by the expressions
         self._seen = set()
+        self._names = {}        # id(obj) -> const name (objects are kept alive by consts)
 
     @property
     def lines(self) -> list:
         return [e for _, e in sorted(self.entries, key=lambda p: p[0])]
 
     def _const(self, obj) -> str:
-        name = f"___c{len(self.consts)}"
-        self.consts[name] = obj
+        name = self._names.get(id(obj))
+        if name is None:
+            name = self._names[id(obj)] = f"___c{len(self.consts)}"
+            self.consts[name] = obj
         return name
 
     def add(self, expr: str, type_obj=None, kind: str = "other") -> None:
@@ -94,15 +97,21 @@ class GuardSet:
                  f"___d.strides == {tuple(d.strides)!r}", kind="tensor")
 
     def state(self) -> None:
-        self.add(f"___state() == {self._const(global_state())}", kind="state")
+        grad, ddtype, ac_on, ac_dtype = global_state()
+        self.add(f"___grad.enabled is {grad} and ___default_dtype() is {self._const(ddtype)} and "
+                 f"___autocast.enabled.get('cpu', False) is {ac_on} and "
+                 f"___autocast.dtype.get('cpu') is {self._const(ac_dtype)}", kind="state")
 
     # ------------------------------------------------------------------ compile / diagnose
     def source(self) -> str:
-        body = " and\n        ".join(f"({e})" for e in self.lines) or "True"
-        return f"def ___guard(L, G, C):\n    return ({body})\n"
+        body = " and\n            ".join(f"({e})" for e in self.lines) or "True"
+        # a guard that cannot even be evaluated (a missing key or attribute) is a miss
+        return (f"def ___guard(L, G, C):\n    try:\n        return ({body})\n"
+                "    except Exception:\n        return False\n")
 
     def _namespace(self) -> dict:
-        return dict(self.consts, ___state=global_state)
+        return dict(self.consts, ___state=global_state, ___grad=_grad_mode.STATE,
+                    ___default_dtype=get_default_dtype, ___autocast=_autocast.STATE)
 
     def compile(self):
         ns = self._namespace()

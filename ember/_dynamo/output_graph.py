@@ -117,7 +117,7 @@ class OutputGraph:
                 isinstance(value, tuple) and hasattr(type(value), "_fields"):
             if source is not None and guarded:
                 g.add(f"type({source}) is ___type({id(type(value))}) and len({source}) == {len(value)}",
-                      type(value))
+                      type(value), kind="const")
             items = [self.wrap(v, None if source is None else f"{source}[{i}]", guarded=guarded)
                      for i, v in enumerate(value)]
             if type(value) is list:
@@ -127,7 +127,7 @@ class OutputGraph:
             if not all(isinstance(k, (str, int)) for k in value):
                 raise Unsupported("dict with non-constant keys")
             if source is not None and guarded:
-                g.add(f"type({source}) is dict and list({source}) == {list(value)!r}")
+                g.add(f"type({source}) is dict and list({source}) == {list(value)!r}", kind="const")
             items = {k: self.wrap(v, None if source is None else f"{source}[{k!r}]", guarded=guarded)
                      for k, v in value.items()}
             return DictVT(items, source, real=value)

@@ -75,7 +75,12 @@ def test_list_and_register_backends():
         seen.append(len(example_inputs))
         return gm.forward
 
-    ember.compile(lambda x: x * 2, backend="_test_recorder")(ember.ones(2))
+    try:
+        ember.compile(lambda x: x * 2, backend="_test_recorder")(ember.ones(2))
+    finally:
+        from ember._dynamo.backends import registry
+        registry._BACKENDS.pop("_test_recorder")
+        registry._TAGS.pop("_test_recorder")
     assert seen == [1]
 
 
