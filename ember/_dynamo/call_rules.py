@@ -103,8 +103,8 @@ class CallRules:
         k = {key: self.const(v) for key, v in kwargs.items()}
         named = name.startswith("named_")
         base = name[6:] if named else name
+        prefix = k.pop("prefix", "") if base in ("parameters", "buffers", "modules") else ""
         if base in ("parameters", "buffers"):
-            k.pop("prefix", None)
             pairs = list(getattr(m, "named_" + base)(*a, **k))
             table = "_parameters" if base == "parameters" else "_buffers"
         else:
@@ -117,7 +117,8 @@ class CallRules:
         for path, value in pairs:
             src = _module_path_source(vt.source, path, table) if path else vt.source
             v = og.wrap(value, src)
-            items.append(TupleVT([ConstVT(path), v]) if named else v)
+            shown = f"{prefix}.{path}" if prefix and path else prefix or path
+            items.append(TupleVT([ConstVT(shown), v]) if named else v)
         return IteratorVT(items)
 
     # ------------------------------------------------------------------ small helpers

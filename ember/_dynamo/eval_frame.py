@@ -23,6 +23,7 @@ import logging
 import types
 import warnings
 
+from .. import _logging  # noqa: F401 (applies EMBER_LOGS)
 from ..nn import Module
 from . import config
 from .backends.registry import lookup_backend

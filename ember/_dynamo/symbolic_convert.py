@@ -324,19 +324,12 @@ class Translator(CallRules):
         if not value.is_const():
             raise Unsupported(f"f-string formatting of {value} (only constants are folded)")
         v = value.as_python_constant()
-        conv = ins.arg & 0x03
-        v = {0: v, 1: str(v) if conv == 1 else v, 2: repr(v), 3: ascii(v)}[conv] if conv else v
-        if conv == 1:
-            v = str(v)
+        v = (v, str(v), repr(v), ascii(v))[ins.arg & 0x03]
         self.push(ConstVT(format(v, spec)))
 
     # ------------------------------------------------------------------ control flow
     def JUMP(self, ins):
         self.ip = ins.target
-
-    def _jump_if(self, ins, value: bool, pop: bool = True):
-        if value:
-            self.ip = ins.target
 
     def POP_JUMP_IF_TRUE(self, ins):
         if self.truth(self.pop()):
