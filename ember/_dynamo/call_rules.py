@@ -600,6 +600,7 @@ class CallRules:
             out = self.call(self.output.wrap(m.__dict__["forward"], None), args, kwargs)
         else:
             fwd = _static_lookup(type(m), "forward")
+            fwd = getattr(fwd, "_ember_compiled_fn", fwd)  # @ember.compile on the class's forward
             out = self.inline(UserFunctionVT(fwd), [vt] + args, kwargs)
         for hook in list(m._forward_hooks.values()):
             new = self.call(self.output.wrap(hook, None), [vt, TupleVT(args), out], {})
