@@ -82,7 +82,12 @@ class OutputGraph:
         guard (a module version) already pins it."""
         key = id(value)
         if key in self._by_id and not isinstance(value, _CONST_TYPES):
-            return self._by_id[key]
+            vt = self._by_id[key]
+            first = getattr(vt, "source", None)
+            if guarded and source is not None and first is not None and source != first:
+                # the same object reached two ways (an argument passed twice, tied weights)
+                self.guards.add(f"{source} is {first}", kind="id")
+            return vt
         vt = self._wrap(value, source, guarded)
         if not isinstance(value, _CONST_TYPES):
             self._by_id[key] = vt

@@ -173,6 +173,8 @@ class Translator(CallRules):
         if name in self.f_globals:
             return self.output.wrap(self.f_globals[name], f"{self.globals_source}[{name!r}]")
         if hasattr(builtins, name):
+            # a global of that name defined later would shadow the builtin
+            self.output.guards.add(f"{name!r} not in {self.globals_source}", kind="id")
             return ObjectVT(getattr(builtins, name))
         raise Unsupported(f"name '{name}' is not defined")
 

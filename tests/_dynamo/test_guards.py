@@ -217,3 +217,25 @@ def test_default_dtype_is_guarded():
     finally:
         ember.set_default_dtype(old)
     assert cnt.frame_count == 2
+
+
+def test_aliased_inputs_are_guarded():
+    cnt = CompileCounter()
+    f = ember.compile(lambda a, b: a + b * 10, backend=cnt)
+    x = ember.ones(2)
+    assert ember.equal(f(x, x), ember.full((2,), 11.0))
+    y = ember.zeros(2)
+    assert ember.equal(f(x, y), ember.ones(2))    # no longer the same tensor: a new entry
+    assert cnt.frame_count == 2
+
+
+def test_accumulated_recompile_limit(monkeypatch):
+    monkeypatch.setattr(dynamo.config, "accumulated_recompile_limit", 2)
+    cnt = CompileCounter()
+    fs = [ember.compile(lambda x, k=k: x + k, backend=cnt) for k in range(4)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outs = [f(ember.zeros(1)) for f in fs]
+    assert [o.item() for o in outs] == [0.0, 1.0, 2.0, 3.0]
+    assert cnt.frame_count == 2
+    assert any("accumulated_recompile_limit" in str(w.message) for w in caught)
