@@ -493,6 +493,8 @@ class CallRules:
             return ConstVT(None) if child is None else og.wrap(child, f"{src}._modules[{name!r}]")
         if static is _MISSING:
             raise Unsupported(f"'{type(m).__name__}' object has no attribute '{name}'")
+        if not isinstance(static, types.FunctionType) and hasattr(static, "_ember_compiled_fn"):
+            static = static._ember_compiled_fn   # a method decorated with @ember.compile
         if name in _MODULE_ITERATORS and static is getattr(Module, name):
             return ContainerMethodVT(vt, name)
         if isinstance(static, types.FunctionType):
@@ -508,6 +510,8 @@ class CallRules:
         static = _static_lookup(type(obj), name)
         if isinstance(static, property):
             return self.call(self._function_vt(static.fget), [vt], {})
+        if not isinstance(static, types.FunctionType) and hasattr(static, "_ember_compiled_fn"):
+            static = static._ember_compiled_fn
         inst = getattr(obj, "__dict__", {})
         if name in inst:
             return og.wrap(inst[name], None if vt.source is None else f"{vt.source}.{name}")

@@ -190,9 +190,10 @@ class OptimizedModule(Module):
         super().__init__()
         self._orig_mod = mod
         self.__dict__["_compiled_call"] = compiled
+        self.__dict__["_ember_orig"] = mod   # plain attribute: no __getattr__ on the hot path
 
     def forward(self, *args, **kwargs):
-        return self._compiled_call(self._orig_mod, *args, **kwargs)
+        return self._compiled_call(self._ember_orig, *args, **kwargs)
 
     def __getattr__(self, name):
         if name == "_orig_mod":

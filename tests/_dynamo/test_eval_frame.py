@@ -249,3 +249,28 @@ def test_explain_counts_graphs_and_breaks():
     assert "print" in out.break_reasons[0].reason
     assert "test_eval_frame.py" in out.break_reasons[0].user_stack[0]
     assert "Graph Break Count: 1" in str(out)
+
+
+def test_compiled_pieces_inside_a_compiled_model_are_inlined():
+    inner = _zoo.MLP()
+    inner_opt = ember.compile(inner, backend="eager")
+
+    class Outer(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = inner_opt
+            self.b = _zoo.MLP()
+            self.b.compile(backend="eager")
+
+        @ember.compile(backend="eager")
+        def head(self, x):
+            return x.sigmoid()
+
+        def forward(self, x):
+            return self.head(self.a(x) + self.b(x))
+
+    m, cnt = Outer(), CompileCounter()
+    x = ember.randn(2, 4)
+    out = ember.compile(m, backend=cnt, fullgraph=True)(x)
+    assert ember.allclose(out, (inner(x) + m.b.l2(ember.relu(m.b.l1(x)))).sigmoid())
+    assert cnt.frame_count == 1 and cnt.op_count == 8
