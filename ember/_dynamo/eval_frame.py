@@ -176,8 +176,8 @@ class CompiledFunction:
         return entry.run(L, G, C)
 
 
-def _call_module(mod, *args, **kwargs):
-    return mod(*args, **kwargs)
+def _call_module(self, *args, **kwargs):
+    return self(*args, **kwargs)
 
 
 class OptimizedModule(Module):

@@ -3,9 +3,19 @@ for the symbolic executor, and ``assembler`` round-trips code objects (disassemb
 """
 import sys
 
-if sys.version_info[:2] != (3, 11):  # one adapter per minor version; 3.12 gets py312.py
-    raise ImportError(f"ember._dynamo supports CPython 3.11 bytecode, not {sys.version.split()[0]}")
+from .py311 import Instruction  # noqa: E402
+from .py311 import normalize as _normalize_311
 
-from .py311 import Instruction, normalize  # noqa: E402
+# one adapter per minor version (py312.py follows); elsewhere every frame runs eagerly
+SUPPORTED = sys.version_info[:2] == (3, 11)
 
-__all__ = ["Instruction", "normalize"]
+
+def normalize(code) -> list:
+    """Normalised instructions of ``code`` for this interpreter's bytecode."""
+    if not SUPPORTED:
+        from ..exc import Unsupported
+        raise Unsupported(f"CPython {sys.version.split()[0]} bytecode is not supported yet (3.11 is)")
+    return _normalize_311(code)
+
+
+__all__ = ["Instruction", "normalize", "SUPPORTED"]
