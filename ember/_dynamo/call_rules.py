@@ -422,6 +422,8 @@ class CallRules:
                 return ConstVT(False)
             if name in _TENSOR_TENSOR_ATTRS:
                 return self.emit("function", getattr, [vt, ConstVT(name)], {}, getattr)
+            if name == "grad" and getattr(vt, "real", None) is not None and vt.source is not None:
+                return og.wrap(vt.real.grad, f"{vt.source}.grad")   # an input's .grad: an input too
             if name in ("grad", "grad_fn", "_version"):
                 raise Unsupported(f"Tensor.{name} inside a captured region")
             return TensorMethodVT(vt, name)

@@ -103,7 +103,9 @@ class OutputGraph:
                 raise Unsupported("meta tensors as compiled inputs")
             g.tensor(source, value)
             node = self._placeholder(source, value)
-            return TensorVT(node, fake_of(value), source, type(value))
+            vt = TensorVT(node, fake_of(value), source, type(value))
+            vt.real = value
+            return vt
         if type(value) is float and source is not None and guarded:
             g.add(f"type({source}) is float")
             node = self._placeholder(source, value)

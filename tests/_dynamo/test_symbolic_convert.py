@@ -132,3 +132,26 @@ def test_ember_logs_environment_variable():
                          env=env)
     assert out.returncode == 0, out.stderr
     assert "Recompiling" in out.stderr and "L['x']" in out.stderr
+
+
+def test_manual_sgd_step_reads_grads_and_lifts_lr():
+    def sgd(params, lr):
+        with ember.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p.add_(p.grad, alpha=-lr)
+
+    m_e, m_c = nn.Linear(3, 2), nn.Linear(3, 2)
+    m_c.load_state_dict(m_e.state_dict())
+    cnt = CompileCounter()
+    step = ember.compile(sgd, backend=cnt, fullgraph=True)
+    x = ember.randn(4, 3)
+    for lr in (0.1, 0.05, 0.01):
+        for m in (m_e, m_c):
+            m.zero_grad()
+            m(x).pow(2).sum().backward()
+        sgd(list(m_e.parameters()), lr)
+        step(list(m_c.parameters()), lr)
+    for p, q in zip(m_e.parameters(), m_c.parameters()):
+        assert ember.allclose(p, q)
+    assert cnt.frame_count == 1   # lr is a graph input; grads are inputs, not constants
