@@ -15,9 +15,13 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
+    # torch.compile (the oracle here) turns torch.distributions' argument validation off
+    # process-wide when torch._dynamo loads; keep other test files unaffected
+    validate = torch.distributions.Distribution._validate_args
     dynamo.reset()
     yield
     dynamo.reset()
+    torch.distributions.Distribution.set_default_validate_args(validate)
 
 
 def test_signature_matches_torch():
