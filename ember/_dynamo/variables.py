@@ -220,3 +220,27 @@ class SuperVT(VT):
 
 class GetAttrPlan:
     """Marker: an attribute whose value has to be computed (a property to inline)."""
+
+
+def items_of(tx, vt) -> list:
+    """The element trackers of an iterable tracker (unrolled)."""
+    if isinstance(vt, (ListVT, TupleVT, SetVT)):
+        return list(vt.items)
+    if isinstance(vt, DictVT):
+        return [ConstVT(k) for k in vt.items]
+    if isinstance(vt, IteratorVT):
+        rest = vt.items[vt.pos:]
+        vt.pos = len(vt.items)
+        return rest
+    if isinstance(vt, ConstVT) and isinstance(vt.value, (tuple, list, range, str, frozenset, set)):
+        return [ConstVT(v) for v in vt.value]
+    if isinstance(vt, (TensorVT, NNModuleVT)):
+        return items_of(tx, tx.get_iter(vt))
+    raise Unsupported(f"cannot unpack or iterate {vt}")
+
+
+class ContainerMethodVT:
+    """A method of a list/dict/tuple tracker (``append``, ``items`` ...)."""
+
+    def __init__(self, obj, name):
+        self.obj, self.name, self.source = obj, name, None
