@@ -134,3 +134,16 @@ def __getattr__(name):
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
 _LAZY_MODULES += ("ops", "library")  # torch.ops / torch.library, loaded on first use
 _LAZY_MODULES += ("_C", "_custom_ops")  # torch._C, torch._custom_ops: names libraries touch on import
+
+# ember.compile (torch.compile); the compiler stack loads on first use
+_LAZY_MODULES += ("_dynamo", "compiler", "_logging")
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
+            options=None, name=None, disable=False, recompile_limit=None, isolate_recompiles=False,
+            shapes_spec=None):
+    """torch.compile: capture ``model`` (a function or nn.Module) into graphs for ``backend``."""
+    from ._dynamo.eval_frame import compile as _compile
+    return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                    options=options, name=name, disable=disable, recompile_limit=recompile_limit,
+                    isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)

@@ -243,3 +243,6 @@ def test_checker_sees_function_local_imports(tmp_path):
     assert [m for _, m, _ in v.found] == ["ember.nn", "numba"]
     assert _file_of("ember.nn") == "nn/__init__.py"
     assert LAZY_EXTERNAL and layer_of("nn/__init__.py") > layer_of("_primitives/view.py")
+
+# the compiler's namespaces (ember.compile): logging switches at L3, torch.compiler's helpers at L7
+LAYERS += [("_logging/*", 3), ("compiler/*", 7)]
