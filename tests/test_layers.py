@@ -35,7 +35,7 @@ LAYERS = [
     ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_legacy.py", 3), ("func/*", 3),
     ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3),
     # L8 before L4 so nn/parallel is not taken for nn
-    ("nn/parallel/*", 8), ("distributed/*", 8),
+    ("nn/parallel/*", 8), ("distributed/*", 8), ("multiprocessing/*", 8),
     # L4 nn
     ("nn/*", 4),
     # L5 peers
