@@ -21,7 +21,7 @@ import os
 import shutil
 import sys
 
-__all__ = ["load", "loaded", "mpiexec_path", "mark_aborted"]
+__all__ = ["load", "loaded", "mpiexec_path", "mark_aborted", "mark_failed"]
 
 _state = {"MPI": None, "failed": False, "aborted": False}
 
@@ -51,6 +51,11 @@ def load():
     sys.excepthook = excepthook
     atexit.register(_finalize)
     return MPI
+
+
+def mark_failed() -> None:
+    """The process is exiting on an error: do not finalise (mpiexec then ends the job)."""
+    _state["failed"] = True
 
 
 def mark_aborted() -> None:

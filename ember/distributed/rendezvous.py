@@ -84,11 +84,19 @@ def _wait(test, deadline: float, what: str, rank: int) -> None:
         pause = min(pause * 2, 0.05)
 
 
+def _fence(comm, timeout: float, rank: int) -> None:
+    """A barrier polled against the timeout before a blocking call every rank must join."""
+    request = comm.Ibarrier()
+    _wait(request.Test, time.monotonic() + timeout, "every process of the MPI launch to call "
+          "init_process_group", rank)
+
+
 def world_communicator(store, rank: int, world_size: int, timeout: float, generation: int):
     """An MPI communicator of ``world_size`` processes where this process has rank ``rank``."""
     MPI = _mpi.load()
     local = MPI.COMM_WORLD
     if local.Get_size() == world_size:
+        _fence(local, timeout, rank)
         return local.Split(0, rank)
     if world_size % local.Get_size() or store is None:
         raise ValueError(f"init_process_group: world_size={world_size} does not match the MPI launch "
