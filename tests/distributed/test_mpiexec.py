@@ -13,7 +13,7 @@ from tests.distributed._launch import BIN, HERE, run
 
 def test_import_and_is_available_do_not_initialise_mpi():
     code = ("import sys, ember, ember.distributed as d; assert d.is_available() and d.is_mpi_available(); "
-            "assert not d.is_initialized(); "
+            "assert not d.is_initialized(); import ember.multiprocessing, ember.distributed.run, ember.distributed.launch; "
             "print('mpi4py.MPI' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
