@@ -6,13 +6,12 @@ logical and, as torch's gloo does). A contiguous output with a wire-ready dtype 
 by MPI; anything else is staged and copied back when the work completes. Ranks here are ranks
 within the group; ``distributed_c10d`` maps torch's global ranks to them.
 
-Example (a one-process world on COMM_SELF; real worlds come from ``init_process_group``):
-    >>> import ember
-    >>> from ember.distributed import _mpi
-    >>> pg = ProcessGroup(_mpi.load().COMM_SELF, [0], "mpi", 5.0)
-    >>> t = ember.tensor([1.0, 2.0])
-    >>> work = pg.allreduce([t]); work.wait(), t
-    (True, tensor([1., 2.]))
+Example (inside an MPI process; ``init_process_group`` builds the real ones)::
+
+    pg = ProcessGroup(MPI.COMM_WORLD, list(range(MPI.COMM_WORLD.Get_size())), "mpi", timeout=60.0)
+    work = pg.allreduce([t])          # issued, not finished
+    work.get_future().then(callback)  # runs when a later wait/progress sees it complete
+    work.wait()
 """
 from __future__ import annotations
 
@@ -58,12 +57,15 @@ def _raw(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _reducible(array: np.ndarray) -> np.ndarray:
-    """A fresh contiguous copy to reduce in place (half types widened to float32)."""
+def _reducible(array: np.ndarray, in_place: bool = False) -> np.ndarray:
+    """A contiguous buffer to reduce in place: ``array`` itself when ``in_place`` and MPI can reduce its
+    dtype directly, else a fresh copy (half types widened to float32, bool as bytes)."""
     if array.dtype.itemsize == 2 and array.dtype.kind not in "iu":
         return array.astype(np.float32)
     if array.dtype == np.bool_:
         return array.astype(np.uint8)
+    if in_place and array.flags.c_contiguous:
+        return array
     return np.array(array, order="C", copy=True)
 
 
@@ -74,7 +76,8 @@ def _bump(tensor) -> None:
 def _store(tensor, values: np.ndarray) -> None:
     """Write ``values`` (any dtype, same number of elements) into ``tensor`` and bump its version."""
     data = tensor._data
-    np.copyto(data, values.reshape(data.shape).astype(data.dtype, copy=False))
+    if values is not data:  # reduced in place already
+        np.copyto(data, values.reshape(data.shape).astype(data.dtype, copy=False))
     _bump(tensor)
 
 
@@ -155,12 +158,12 @@ class ProcessGroup:
     def _reduce_finish(self, tensor, buf, op):
         def finish():
             if op == ReduceOp.AVG:
-                np.divide(buf, self.size(), out=buf)
+                np.divide(buf, self.size(), out=buf, casting="unsafe")
             _store(tensor, buf)
         return finish
 
     def allreduce(self, tensors: list, op=ReduceOp.SUM) -> Work:
-        bufs = [_reducible(t._data) for t in tensors]
+        bufs = [_reducible(t._data, in_place=True) for t in tensors]
         ops = [self._op(op, t._dtype) for t in tensors]
         finish = _chain(*(self._reduce_finish(t, b, op) for t, b in zip(tensors, bufs)))
         return self._issue("all_reduce", lambda: [self._comm.Iallreduce(self._MPI.IN_PLACE, b, o)
@@ -168,7 +171,7 @@ class ProcessGroup:
 
     def reduce(self, tensors: list, root: int, op=ReduceOp.SUM) -> Work:
         t = tensors[0]
-        buf, mpi_op = _reducible(t._data), self._op(op, t._dtype)
+        buf, mpi_op = _reducible(t._data, in_place=True), self._op(op, t._dtype)
         if self.rank() == root:
             return self._issue("reduce", lambda: self._comm.Ireduce(self._MPI.IN_PLACE, buf, mpi_op, root),
                                self._reduce_finish(t, buf, op), tensors)
