@@ -24,6 +24,7 @@ from argparse import REMAINDER, ArgumentParser
 from datetime import timedelta
 
 from . import _mpi
+from ._errors import DistNetworkError
 from ._store import TCPStore
 
 __all__ = ["get_args_parser", "parse_args", "run", "main"]
@@ -159,7 +160,15 @@ def _job_env(cfg: dict) -> dict:
 
 
 def _failure(store, cfg: dict):
-    """(ranks, description) of this node's failed or vanished ranks, or None while all is well."""
+    """A description of this node's failed or vanished ranks, or None while all is well (or when node 0's
+    launcher, which serves the store, has already finished: mpiexec's exit code then tells)."""
+    try:
+        return _failure_in(store, cfg)
+    except DistNetworkError:
+        return None
+
+
+def _failure_in(store, cfg: dict):
     n, vanished = cfg["nproc"], []
     for local_rank in range(n):
         rank = cfg["node_rank"] * n + local_rank

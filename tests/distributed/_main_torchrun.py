@@ -15,7 +15,8 @@ def main():
     env = {k: os.environ.get(k) for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
                                           "MASTER_PORT", "TORCHELASTIC_RUN_ID")}
     assert all(v is not None for v in env.values()), env
-    assert dist.is_torchelastic_launched() and os.environ["RANK"] == os.environ["LOCAL_RANK"]
+    node, local = int(os.environ["GROUP_RANK"]), int(os.environ["LOCAL_RANK"])
+    assert dist.is_torchelastic_launched() and int(env["RANK"]) == node * int(env["LOCAL_WORLD_SIZE"]) + local
     dist.init_process_group(backend)
     assert dist.get_rank() == int(env["RANK"]) and dist.get_world_size() == int(env["WORLD_SIZE"])
     assert dist.get_backend() == (backend or "undefined")
