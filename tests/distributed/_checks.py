@@ -114,6 +114,17 @@ def check_movement(rank, n, done):
         big = tensor(np.zeros((5 * n, 3), inputs[0].dtype))
         dist.all_gather_single(big, tensor(inputs[rank]))
         close(f"all_gather_single {dtype}", big, np.concatenate(inputs))
+        if dtype == "float32":  # torch 2.13's deprecated names still work, with its FutureWarning
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                big2 = tensor(np.zeros((5 * n, 3), inputs[0].dtype))
+                dist.all_gather_into_tensor(big2, tensor(inputs[rank]))
+                out = tensor(np.zeros((5, 3), inputs[0].dtype))
+                dist.reduce_scatter_tensor(out, tensor(np.concatenate(inputs)))
+            close("all_gather_into_tensor", big2, np.concatenate(inputs))
+            close("reduce_scatter_tensor", out, n * inputs[rank])
+            assert [str(w.message).split("`")[1] for w in caught if w.category is FutureWarning] == [
+                "torch.distributed.all_gather_into_tensor", "torch.distributed.reduce_scatter_tensor"], caught
         gl = [tensor(np.zeros_like(inputs[0])) for _ in range(n)] if rank == 0 else None
         dist.gather(tensor(inputs[rank]), gl, dst=0)
         if rank == 0:

@@ -59,3 +59,18 @@ def alive(pids) -> list:
         except FileNotFoundError:
             pass
     return left
+
+
+def processes_mentioning(marker: str) -> list:
+    """Live processes whose command line contains ``marker`` (e.g. a job's tmp dir): orphans if any."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if marker.encode() in f.read() and alive([int(entry)]):
+                    found.append(int(entry))
+        except OSError:
+            pass
+    return found

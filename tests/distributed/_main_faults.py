@@ -20,12 +20,16 @@ def main():
     rank = int(os.environ.get("RANK", os.environ.get("PMI_RANK", "0")))
     (out / f"pid{rank}").write_text(str(os.getpid()))
     if mode == "raise_before_init" and rank == 1:
+        (out / "failed_at").write_text(repr(time.time()))
         raise ValueError("rank 1 fails before init_process_group")
     dist.init_process_group("gloo", timeout=timedelta(seconds=30))
     dist.barrier()
+    group = dist.new_group([0, 1], timeout=timedelta(seconds=1.5))
     if rank == 1 and mode == "raise_uncaught":
+        (out / "failed_at").write_text(repr(time.time()))
         raise ValueError("rank 1 fails after init")
     if rank == 1 and mode == "sigkill":
+        (out / "failed_at").write_text(repr(time.time()))
         os.kill(os.getpid(), signal.SIGKILL)
     if rank == 1 and mode == "skip_collective":
         try:
@@ -38,16 +42,15 @@ def main():
         return
     start = time.monotonic()
     try:
-        if mode == "skip_collective":
-            work = dist.all_reduce(ember.ones(8), async_op=True)
-            work.wait(timeout=timedelta(seconds=1.5))
+        if mode == "skip_collective":  # the group's own timeout= is honoured
+            dist.all_reduce(ember.ones(8), group=group)
         else:
             dist.all_reduce(ember.ones(8))
         (out / f"result{rank}").write_text("no error")
     except dist.DistBackendError as e:
         (out / f"result{rank}").write_text(f"DistBackendError after {time.monotonic() - start:.2f}s: {e}")
         try:  # the group is aborted: later collectives fail at once
-            dist.barrier()
+            dist.barrier(group=group)
         except dist.DistBackendError as again:
             (out / f"again{rank}").write_text(str(again))
     (out / "rank0_done").write_text("1")

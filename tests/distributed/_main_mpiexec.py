@@ -4,6 +4,7 @@ import time
 
 from tests.distributed import _checks
 
+import ember
 import ember.distributed as dist
 
 
@@ -14,8 +15,12 @@ def main():
     done = _checks.run_all()
     dist.destroy_process_group()
     assert not dist.is_initialized()
-    print(f"rank {_rank()} OK {len(done)} checks in {time.monotonic() - start:.1f}s: {', '.join(done)}",
-          flush=True)
+    dist.init_process_group()  # again, in the same processes: a fresh world
+    t = ember.ones(2)
+    dist.all_reduce(t)
+    assert t.tolist() == [float(dist.get_world_size())] * 2 and dist.get_backend() == "undefined"
+    dist.destroy_process_group()
+    print(f"rank {_rank()} OK {len(done)} checks in {time.monotonic() - start:.1f}s", flush=True)
 
 
 def _rank():
