@@ -15,13 +15,16 @@ Example (inside an MPI process; ``init_process_group`` builds the real ones)::
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .. import _dtype as D
 from . import _mpi
 from ._errors import DistBackendError
 from ._reduce_op import ReduceOp
-from ._work import Work
+from ._ring import RING_BYTES, UFUNCS, ring_allreduce
+from ._work import SPIN_SECONDS, Work
 
 __all__ = ["ProcessGroup"]
 
@@ -115,6 +118,13 @@ class ProcessGroup:
         self._global_rank = self._ranks[comm.Get_rank()] if global_rank is None else global_rank
         self._pending: list = []
         self._broken = None
+        self._ring_comm = comm.Dup() if comm.Get_size() > 1 else None  # ring traffic never meets user p2p
+        # spinning pays only when every rank of this machine has a core of its own
+        local = comm.Split_type(self._MPI.COMM_TYPE_SHARED) if comm.Get_size() > 1 else None
+        self._spin = SPIN_SECONDS if local is None or local.Get_size() <= len(os.sched_getaffinity(0)) else 0.0
+        if local is not None:
+            local.Free()
+        self._ring_tag = 0
 
     # -- bookkeeping -------------------------------------------------------------------------
     def rank(self) -> int:
@@ -137,22 +147,24 @@ class ProcessGroup:
             self._pending = [w for w in self._pending if not w._test()]
         return until is None or until._completed
 
-    def _issue(self, name: str, post, finish=None, result=None) -> Work:
+    def _issue(self, name: str, post, finish=None, result=None, stages=None) -> Work:
         if self._broken is not None:
             raise DistBackendError(f"{name} on rank {self._global_rank}: the process group was aborted by an "
                                    f"earlier failure: {self._broken}")
         self._progress()
         try:
-            requests = post()
+            requests = post() if stages is None else next(stages, [])
         except self._MPI.Exception as e:
             raise DistBackendError(f"{name} failed on rank {self._global_rank}: {e}") from None
-        work = Work(self, name, requests if isinstance(requests, list) else [requests], finish, result)
+        work = Work(self, name, requests if isinstance(requests, list) else [requests], finish, result, stages)
         self._pending.append(work)
         return work
 
+    def _op_name(self, op, dtype) -> str:
+        return _BOOL_OPS.get(op, _MPI_OPS[op]) if dtype == D.bool else _MPI_OPS[op]
+
     def _op(self, op, dtype):
-        name = (_BOOL_OPS.get(op, _MPI_OPS[op]) if dtype == D.bool else _MPI_OPS[op])
-        return getattr(self._MPI, name)
+        return getattr(self._MPI, self._op_name(op, dtype))
 
     # -- reductions --------------------------------------------------------------------------
     def _reduce_finish(self, tensor, buf, op):
@@ -166,6 +178,11 @@ class ProcessGroup:
         bufs = [_reducible(t._data, in_place=True) for t in tensors]
         ops = [self._op(op, t._dtype) for t in tensors]
         finish = _chain(*(self._reduce_finish(t, b, op) for t, b in zip(tensors, bufs)))
+        if len(tensors) == 1 and self._ring_comm is not None and bufs[0].nbytes >= RING_BYTES:
+            self._ring_tag = (self._ring_tag + 1) % 32768  # every rank issues collectives in the same order
+            ufunc = UFUNCS[self._op_name(op, tensors[0]._dtype)]
+            ring = ring_allreduce(self._ring_comm, bufs[0].reshape(-1), ufunc, self._ring_tag)
+            return self._issue("all_reduce", None, finish, tensors, stages=ring)
         return self._issue("all_reduce", lambda: [self._comm.Iallreduce(self._MPI.IN_PLACE, b, o)
                                                    for b, o in zip(bufs, ops)], finish, tensors)
 

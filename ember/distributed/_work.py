@@ -24,6 +24,10 @@ from ._errors import DistBackendError
 
 __all__ = ["Future", "Work", "poll_until"]
 
+# spin this long before yielding the CPU between tests: a yielding rank waits a whole time slice on a
+# loaded machine, while MPICH needs both peers inside MPI calls to move data
+SPIN_SECONDS = float(os.environ.get("EMBER_DIST_SPIN_SECONDS", 0.001))
+
 
 class Future:
     """torch.futures.Future's interface: ``wait``, ``value``, ``done``, ``then``, ``add_done_callback``."""
@@ -82,18 +86,22 @@ class Future:
         return child
 
 
-def poll_until(test, deadline: float, on_timeout) -> None:
+def poll_until(test, deadline: float, on_timeout, spin: float = SPIN_SECONDS) -> None:
     """Call ``test()`` until it is true; ``on_timeout()`` (which raises) once ``deadline`` passes.
 
-    MPICH progresses only inside MPI calls, so the loop keeps calling; it yields the CPU between
-    tests (ranks may outnumber cores) and backs off to short sleeps after a second of waiting.
+    MPICH progresses only inside MPI calls, so the loop keeps calling: it spins for ``spin`` seconds
+    (a small message completes in tens of microseconds when both peers run), then yields the CPU
+    between tests (ranks may outnumber cores), and backs off to short sleeps after a second.
     """
     start = time.monotonic()
     while not test():
         now = time.monotonic()
         if now > deadline:
             on_timeout()
-        if now - start < 1.0:
+        waited = now - start
+        if waited < spin:
+            continue
+        if waited < 1.0:
             os.sched_yield()
         else:
             time.sleep(0.0005)
@@ -102,12 +110,13 @@ def poll_until(test, deadline: float, on_timeout) -> None:
 class Work:
     """One asynchronous operation: ``wait(timeout)``, ``is_completed()``, ``get_future()``.
 
-    ``requests`` are MPI requests; ``finish()`` runs once they complete (in the waiting thread);
+    ``requests`` are MPI requests (``stages``, if given, yields the next step's requests each time the
+    current ones complete); ``finish()`` runs once all complete (in the waiting thread);
     the future's value is ``result`` (the output tensors, as torch's ``Work.result()``).
     """
 
-    def __init__(self, pg, name: str, requests: list, finish=None, result=None):
-        self._pg, self._name, self._requests = pg, name, requests
+    def __init__(self, pg, name: str, requests: list, finish=None, result=None, stages=None):
+        self._pg, self._name, self._requests, self._stages = pg, name, requests, stages
         self._finish, self._result = finish, result if result is not None else []
         self._completed, self._exception = False, None
         self._future = None
@@ -120,14 +129,21 @@ class Work:
             return True
         MPI = self._pg._MPI
         try:
-            if self._requests:
-                if len(self._requests) == 1:
-                    status = MPI.Status()
-                    if not self._requests[0].Test(status):
+            while True:
+                if self._requests:
+                    if len(self._requests) == 1:
+                        status = MPI.Status()
+                        if not self._requests[0].Test(status):
+                            return False
+                        self._source = status.Get_source()
+                    elif not MPI.Request.Testall(self._requests):
                         return False
-                    self._source = status.Get_source()
-                elif not MPI.Request.Testall(self._requests):
-                    return False
+                if self._stages is None:
+                    break
+                self._requests = next(self._stages, None)  # a multi-step op (the ring) issues its next step
+                if self._requests is None:
+                    self._stages = None
+                    break
         except MPI.Exception as e:
             self._fail(DistBackendError(f"{self._name} failed on rank {self._pg._global_rank}: {e}"))
             raise self._exception from None
@@ -170,7 +186,7 @@ class Work:
                 f"not take part in time (it failed, exited or is stuck); the process group is aborted"))
             raise self._exception
 
-        poll_until(lambda: pg._progress(until=self), deadline, on_timeout)
+        poll_until(lambda: pg._progress(until=self), deadline, on_timeout, pg._spin)
         if self._exception is not None:
             raise self._exception
         return True

@@ -101,6 +101,31 @@ def check_reductions(rank, n, done):
     done.append("reduction errors")
 
 
+def check_ring(rank, n, done):
+    """Large all-reduces take the ring (forced here by lowering its threshold): every dtype, every op,
+    chunks of uneven and zero length, and two rings in flight at once."""
+    from ember.distributed import _process_group
+    saved, _process_group.RING_BYTES = _process_group.RING_BYTES, 1
+    try:
+        cases = [(dtype, R.SUM, (7, 5)) for dtype in DTYPES]  # every dtype, and every op on two of them
+        cases += [(dtype, op, shape) for dtype in ("float32", "int32") for op in ops_for(dtype)
+                  for shape in ((7, 5), (2,))]
+        for dtype, op, shape in cases:
+            inputs = [data(r, dtype, shape, salt=5) for r in range(n)]
+            t = tensor(inputs[rank])
+            dist.all_reduce(t, op=op)
+            close(f"ring all_reduce {dtype} {op} {shape}", t, reference(op, inputs))
+        a, b = tensor(np.full(100, float(rank))), tensor(np.full(33, rank + 1, np.int64))
+        works = [dist.all_reduce(a, async_op=True), dist.all_reduce(b, op=R.PRODUCT, async_op=True)]
+        for w in reversed(works):
+            w.wait()
+        close("ring in flight (sum)", a, np.full(100, float(sum(range(n)))))
+        close("ring in flight (product)", b, np.full(33, int(np.prod(np.arange(1, n + 1))), np.int64))
+    finally:
+        _process_group.RING_BYTES = saved
+    done.append("ring all_reduce")
+
+
 def check_movement(rank, n, done):
     for dtype in DTYPES:
         inputs = [data(r, dtype, salt=3) for r in range(n)]
@@ -294,7 +319,7 @@ def check_store(rank, n, done):
 def run_all() -> list:
     rank, n = dist.get_rank(), dist.get_world_size()
     done: list = []
-    for check in (check_reductions, check_movement, check_uneven, check_p2p, check_objects, check_async,
+    for check in (check_reductions, check_ring, check_movement, check_uneven, check_p2p, check_objects, check_async,
                   check_groups, check_store):
         check(rank, n, done)
     return done

@@ -12,7 +12,7 @@ def test_torchrun_world_runs_every_check_with_torchruns_environment():
     out = run_job([sys.executable, "-m", "ember.distributed.run", "--standalone", "--nproc-per-node", "2",
                    HERE / "_main_torchrun.py", "gloo"])
     assert out.returncode == 0, out.stdout + out.stderr
-    assert len(set(re.findall(r"rank (\d+) OK 31 checks", out.stdout))) == 2, out.stdout + out.stderr
+    assert len(set(re.findall(r"rank (\d+) OK 32 checks", out.stdout))) == 2, out.stdout + out.stderr
 
 
 def test_torchrun_command_and_environment():

@@ -12,7 +12,7 @@ from tests.distributed._launch import HERE, alive, free_port, run
 def test_spawn_world_runs_every_check_and_dataloader_workers():
     out = run([sys.executable, HERE / "_main_spawn.py", free_port(), "checks"])
     assert out.returncode == 0 and "parent joined" in out.stdout, out.stdout + out.stderr
-    assert len(set(re.findall(r"rank (\d+) OK 32 checks", out.stdout))) == 2, out.stdout + out.stderr
+    assert len(set(re.findall(r"rank (\d+) OK 33 checks", out.stdout))) == 2, out.stdout + out.stderr
 
 
 def test_spawn_failures_raise_torchs_exceptions_and_leave_no_process(tmp_path):
