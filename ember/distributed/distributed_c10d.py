@@ -144,6 +144,8 @@ def _free(pg: ProcessGroup) -> None:
         pg._progress()
         if not pg._pending:
             pg._comm.Free()
+            if pg._ring_comm is not None:
+                pg._ring_comm.Free()
 
 
 def get_rank(group=None) -> int:
