@@ -45,3 +45,30 @@ def test_deprecated_launch_passes_local_rank_unless_use_env():
     cmd = run.mpiexec_command(run.config_from_args(args), lambda r: [f"--local-rank={r}"])
     assert "--local-rank=0" in cmd and "--local-rank=1" in cmd and cmd[-1] == "x"
     assert launch.parse_args(["--use-env", "train.py"]).use_env
+
+
+def test_two_nodes_join_one_world_through_the_store():
+    """--nnodes 2: each node's launcher runs its own mpiexec; node 1's rank connects to node 0's MPI port."""
+    import os
+    import signal
+    import subprocess
+
+    from tests.distributed._launch import env, free_port
+    port = free_port()
+    procs = [subprocess.Popen([sys.executable, "-m", "ember.distributed.run", "--nnodes", "2", "--node-rank", str(node),
+                               "--nproc-per-node", "1", "--master-port", str(port), HERE / "_main_torchrun.py", "mpi",
+                               "--quick"], cwd=HERE, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True) for node in (0, 1)]
+    outs = []
+    try:
+        for p in procs:
+            outs.append(p.communicate(timeout=60))
+    finally:
+        for p in procs:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    text = "".join(o + e for o, e in outs)
+    assert [p.returncode for p in procs] == [0, 0], text
+    assert set(re.findall(r"rank (\d+) OK 1 checks", text)) == {"0", "1"}, text
