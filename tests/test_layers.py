@@ -38,7 +38,7 @@ LAYERS = [
     ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3), ("_creation_interop.py", 3),
     ("ops/*", 3), ("library.py", 3), ("_library/*", 3), ("_custom_ops.py", 3),
     # L8 before L4 so nn/parallel is not taken for nn
-    ("nn/parallel/*", 8), ("distributed/*", 8),
+    ("nn/parallel/*", 8), ("distributed/*", 8), ("multiprocessing/*", 8),
     # L4 nn
     ("nn/*", 4),
     # L5 peers
