@@ -10,7 +10,7 @@ import numpy as np
 
 from .._shape import contiguous_strides, normalize_dim, view_strides
 from ._meta import view_meta
-from ._registry import primitive
+from ._registry import TensorMeta, primitive
 
 
 def _elem_strides(a) -> tuple:
@@ -149,8 +149,7 @@ def select_backward(grad, *, input_sizes, dim, index):
 
 @select_backward.meta
 def _(grad, *, input_sizes, dim, index):
-    from ._registry import TensorMeta
-    return TensorMeta(tuple(input_sizes), grad.dtype)
+    return TensorMeta(input_sizes, grad.dtype)
 
 
 @select_backward.derivative
@@ -188,8 +187,7 @@ def slice_backward(grad, *, input_sizes, dim, start, end, step):
 
 @slice_backward.meta
 def _(grad, *, input_sizes, dim, start, end, step):
-    from ._registry import TensorMeta
-    return TensorMeta(tuple(input_sizes), grad.dtype)
+    return TensorMeta(input_sizes, grad.dtype)
 
 
 @slice_backward.derivative
@@ -298,7 +296,6 @@ def as_strided_backward(grad, *, size, stride, storage_offset, input_geometry):
 
 @as_strided_backward.meta
 def _(grad, *, size, stride, storage_offset, input_geometry):
-    from ._registry import TensorMeta
     return TensorMeta(tuple(input_geometry[0]), grad.dtype)
 
 
@@ -346,7 +343,6 @@ def as_strided_scatter(a, src, *, size, stride, storage_offset=0):
 
 @as_strided_scatter.meta
 def _(a, src, *, size, stride, storage_offset=0):
-    from ._registry import TensorMeta
     if tuple(src.shape) != tuple(size):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(size)}")
