@@ -22,7 +22,7 @@ from . import _dtype as D
 from ._device import CPU, META
 from ._shape import broadcast_shapes, contiguous_strides
 from ._primitives._registry import OpDef, SlowPath, TensorMeta, set_dispatcher
-from ._tensor_base import TensorBase, new_tensor, shape_of as _shape
+from ._tensor_base import _TENSOR_CLASS, TensorBase, new_tensor, set_tensor_class, shape_of as _shape, wrap
 from .autograd._recording import record
 from .autograd.grad_mode import STATE
 
@@ -34,12 +34,6 @@ _FROM_NP = D.FROM_NP
 _LOW = (D.float16, D.bfloat16)
 _f32 = D.float32
 _F32 = np.dtype(np.float32)
-Tensor = None  # the public Tensor class, handed in by _tensor.py (set_tensor_class)
-
-
-def set_tensor_class(cls) -> None:
-    global Tensor
-    Tensor = cls
 
 
 # ------------------------------------------------------------------------------ dispatch modes
@@ -96,16 +90,12 @@ def flat_tensors(args):
 
 
 # ------------------------------------------------------------------------------ wrapping
-def wrap(arr: np.ndarray, dtype=None) -> "Tensor":
-    """A fresh cpu Tensor over ``arr`` (no autograd)."""
-    return new_tensor(Tensor, arr, dtype or _FROM_NP[arr.dtype])
-
-
+# ``wrap(array, dtype=None)`` (a fresh cpu Tensor) is generated in _tensor_base with new_tensor
 def wrap_meta(shape, dtype, strides=None, offset=0) -> "Tensor":
     """A fresh 'meta' Tensor (shape, strides, offset; no data)."""
     shape = tuple(shape)
     strides = tuple(strides) if strides is not None else contiguous_strides(shape)
-    return new_tensor(Tensor, None, dtype, (shape, strides, offset))
+    return new_tensor(_TENSOR_CLASS[0], None, dtype, (shape, strides, offset))
 
 
 # ------------------------------------------------------------------------------ promotion
@@ -270,7 +260,7 @@ def _run_cpu(op, args, arrays, params):
             if low is not None and res.dtype == _F32:
                 res = res.astype(low.np)
             dt = _FROM_NP[res.dtype]
-        return new_tensor(Tensor, res, dt)
+        return wrap(res, dt)
     if op.kind == "foreach":  # a list of arrays, or None when the kernel wrote in place
         return None if res is None else [_wrap_out(op, r, args, None, None) for r in res]
     if op.num_outputs == 1:
@@ -292,9 +282,9 @@ def _wrap_out(op, r, args, out_dt, low):
     dt = out_dt or _FROM_NP[r.dtype]
     if op.is_view:
         src = args[0]
-        return new_tensor(Tensor, r, dt, base=src._base if src._base is not None else src,
+        return new_tensor(_TENSOR_CLASS[0], r, dt, base=src._base if src._base is not None else src,
                           vc=src._version_cell())
-    return new_tensor(Tensor, r, dt)
+    return wrap(r, dt)
 
 
 def _explain_failure(op, args, params, err):
