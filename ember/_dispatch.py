@@ -34,6 +34,7 @@ _FROM_NP = D.FROM_NP
 _LOW = (D.float16, D.bfloat16)
 _f32 = D.float32
 _F32 = np.dtype(np.float32)
+_new = object.__new__
 
 
 # ------------------------------------------------------------------------------ dispatch modes
@@ -260,7 +261,15 @@ def _run_cpu(op, args, arrays, params):
             if low is not None and res.dtype == _F32:
                 res = res.astype(low.np)
             dt = _FROM_NP[res.dtype]
-        return wrap(res, dt)
+        # _tensor_base.wrap's body, inlined: a call here costs ~0.07 us per op (the bench's dispatch
+        # stage); tests/test_tensor_base.py checks that op outputs have every slot set
+        t = _new(_TENSOR_CLASS[0])
+        t._data = res
+        t._dtype = dt
+        t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
+        t._output_nr = 0
+        t._requires_grad = False
+        return t
     if op.kind == "foreach":  # a list of arrays, or None when the kernel wrote in place
         return None if res is None else [_wrap_out(op, r, args, None, None) for r in res]
     if op.num_outputs == 1:
