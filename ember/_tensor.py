@@ -290,6 +290,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             return self._type_string()
         if isinstance(dtype, str) and dtype.endswith("Tensor"):
             dtype = _TYPE_NAMES_INV[dtype.split(".")[-1]]
+        elif isinstance(dtype, type) and dtype.__name__.endswith("Tensor") and hasattr(dtype, "dtype"):
+            dtype = dtype.dtype  # a legacy type class: x.type(torch.LongTensor)
         return self.to(as_dtype(dtype))
 
     def _type_string(self) -> str:

@@ -11,7 +11,9 @@ A primitive is declared once, in its family's file::
         return grad * b.conj(), grad * a.conj()
 
 What a derivative saves for backward is read from its signature: parameters named like kernel inputs
-save those inputs, ``out`` saves the (first) output, ``outs`` every output; keyword-only parameters
+save those inputs, ``out`` saves the (first) output, ``out1``, ``out2``... only that output (say the
+indices of a max or the statistics of a norm, so the values output stays writable in place, as in
+torch), ``outs`` every output; keyword-only parameters
 receive the op's params. The registry sums gradients over broadcast dims and casts them to the input's
 dtype, so derivatives state only the maths.
 """
@@ -112,19 +114,24 @@ class OpDef:
                 var_kw = True
             else:
                 positional.append(p.name)
-        if "out" in self.input_names or "outs" in self.input_names:
-            raise TypeError(f"primitive {self.name}: an input may not be named 'out'/'outs' (those "
-                            "names mean the primitive's own outputs in a derivative)")
+        if any(_output_index(n) is not None or n == "outs" for n in self.input_names):
+            raise TypeError(f"primitive {self.name}: an input may not be named 'out'/'out<k>'/'outs' "
+                            "(those names mean the primitive's own outputs in a derivative)")
         for n in positional:
-            if n not in self.input_names and n not in ("out", "outs"):
+            k = _output_index(n)
+            if k is not None and k >= self.num_outputs:
+                raise TypeError(f"derivative of {self.name}: '{n}' names no output (the primitive "
+                                f"has {self.num_outputs})")
+            if n not in self.input_names and n != "outs" and k is None:
                 raise TypeError(f"derivative of {self.name}: '{n}' names no input of the kernel "
                                 f"{self.input_names}")
         self.save_inputs = tuple(self.input_names.index(n) for n in positional
                                  if n in self.input_names)
         self.save_order = tuple(positional)
-        # (0, input index) | (1, 0) for ``out`` | (2, 0) for ``outs``: what _record saves, in order
-        self.save_plan = tuple((1, 0) if n == "out" else (2, 0) if n == "outs"
-                               else (0, self.input_names.index(n)) for n in positional)
+        # (0, input index) | (1, k) for ``out``/``out<k>`` | (2, 0) for ``outs``: what _record saves
+        self.save_plan = tuple((1, _output_index(n)) if _output_index(n) is not None
+                               else (2, 0) if n == "outs" else (0, self.input_names.index(n))
+                               for n in positional)
         self.save_out = "out" in positional
         self.save_outs = "outs" in positional
         # ``needs_input_grad`` (a tuple of bools, one per input) lets a derivative skip unneeded work
@@ -156,6 +163,15 @@ class OpDef:
         """Register the meta rule: ``fn(*inputs, **params) -> TensorMeta`` (or a tuple of them)."""
         self.meta_rule = fn
         return fn
+
+
+def _output_index(name: str):
+    """0 for ``out``, k for ``out<k>``, None for any other parameter name."""
+    if name == "out":
+        return 0
+    if name.startswith("out") and name[3:].isdigit():
+        return int(name[3:])
+    return None
 
 
 def primitive(name: str, kind: str = "other", **options) -> Callable[[Callable], OpDef]:

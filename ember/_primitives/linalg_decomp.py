@@ -209,9 +209,9 @@ def _(a):
 
 
 @linalg_slogdet.derivative
-def _(grads, a, outs):
+def _(grads, a, out):
     gsign, glog = grads
-    sign = outs[0]
+    sign = out  # only the sign is saved: logabsdet may be written in place, as in torch
     if a.is_complex():
         # torch: g = glogabsdet - i * Im(conj(sign) * gsign)
         g = (glog - 1j * (sign.conj() * gsign).imag).conj()

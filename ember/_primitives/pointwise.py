@@ -192,6 +192,8 @@ def remainder(a, b):
 
 @remainder.derivative
 def _(grad, a, b):
+    if not _is_t(a):  # scalar % tensor: torch has no derivative w.r.t. the divisor here
+        raise RuntimeError("derivative for aten::remainder is not implemented")
     return grad, (-grad * a.div(b, rounding_mode="floor") if _is_t(b) else None)
 
 
@@ -245,9 +247,24 @@ def pow(a, b):
     return np.power(a, b)
 
 
+@primitive("pow_tensor_scalar", kind="pointwise", expr="a ** b", node_name="PowBackward0")
+def pow_tensor_scalar(a, b):
+    """``pow`` with a Python-number exponent: its own primitive because its derivative saves only the
+    base (torch's ``pow.Tensor_Scalar``), so the output may be written in place; a tensor exponent
+    (or base) needs the output, as in torch."""
+    return pow.kernel(a, b)
+
+
+@pow_tensor_scalar.derivative
+def _(grad, a, b):
+    if b == 0:
+        return _zeros(grad), None
+    return grad * b * _conj(a ** (b - 1)), None
+
+
 @pow.derivative
 def _(grad, a, b, out):
-    if not _is_t(b):  # scalar exponent
+    if not _is_t(b):  # scalar exponent (ember.pow dispatches pow_tensor_scalar for these)
         if b == 0:
             return _zeros(grad), None
         return grad * b * _conj(a ** (b - 1)), None
@@ -354,7 +371,8 @@ erf = _unary("erf", lambda a: _sp().erf(a), "erf(a)",
 erfc = _unary("erfc", lambda a: _sp().erfc(a), "erfc(a)",
               lambda grad, a: grad * (-2.0 / math.sqrt(math.pi)) * (-(a * a)).exp())
 erfinv = _unary("erfinv", lambda a: _sp().erfinv(a), "erfinv(a)",
-                lambda grad, out: grad * (math.sqrt(math.pi) / 2.0) * (out * out).exp())
+                # recomputed from the input, as torch does (the output stays writable in place)
+                lambda grad, a: grad * (math.sqrt(math.pi) / 2.0) * a.erfinv().square().exp())
 
 
 _ZEROS: dict = {}  # a 0-d zero per dtype: np.maximum(a, 0) converts the Python 0 each call (2x slower)
@@ -428,8 +446,10 @@ def atan2(a, b):
 
 @atan2.derivative
 def _(grad, a, b):
+    # torch's: 0 at a == b == 0, where the formula is 0/0
     denom = a * a + b * b
-    return grad * b / denom, -grad * a / denom
+    recip = (1 / denom).where(denom != 0, 0)
+    return grad * b * recip, -grad * a * recip
 
 
 def _float_binary(kname, ufunc):

@@ -152,9 +152,9 @@ def _max_pool(nd):
         return TensorMeta(shape, x.dtype), TensorMeta(shape, D.int64)
 
     @kernel.derivative
-    def _(grads, outs, *, x_shape, kernel_size, stride, dilation):
+    def _(grads, out1, *, x_shape, kernel_size, stride, dilation):
         unique = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel_size, stride, dilation))
-        return grads[0]._op(max_pool_backward, outs[1], input_shape=tuple(x_shape), unique=unique)
+        return grads[0]._op(max_pool_backward, out1, input_shape=tuple(x_shape), unique=unique)
     return kernel
 
 
@@ -323,8 +323,8 @@ def _adaptive_max(nd):
         return TensorMeta(shape, x.dtype), TensorMeta(shape, D.int64)
 
     @kernel.derivative
-    def _(grads, outs, *, x_shape):
-        return grads[0]._op(max_pool_backward, outs[1], input_shape=tuple(x_shape), unique=False)
+    def _(grads, out1, *, x_shape):
+        return grads[0]._op(max_pool_backward, out1, input_shape=tuple(x_shape), unique=False)
     return kernel
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._shape import contiguous_strides, normalize_dim, view_strides
 from ._meta import view_meta
-from ._registry import primitive
+from ._registry import TensorMeta, primitive
 
 
 def _elem_strides(a) -> tuple:
@@ -147,6 +147,11 @@ def select_backward(grad, *, input_sizes, dim, index):
     return out
 
 
+@select_backward.meta
+def _(grad, *, input_sizes, dim, index):
+    return TensorMeta(input_sizes, grad.dtype)
+
+
 @select_backward.derivative
 def _(gg, *, dim, index):
     return gg.select(dim, index)
@@ -178,6 +183,11 @@ def slice_backward(grad, *, input_sizes, dim, start, end, step):
     out = np.zeros(input_sizes, grad.dtype)
     out[(slice(None),) * dim + (slice(start, end, step),)] = grad
     return out
+
+
+@slice_backward.meta
+def _(grad, *, input_sizes, dim, start, end, step):
+    return TensorMeta(input_sizes, grad.dtype)
 
 
 @slice_backward.derivative

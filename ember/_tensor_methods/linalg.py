@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import dispatch, wrap
+from .._dispatch import MODES, dispatch, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._primitives import linalg as L
@@ -62,14 +62,17 @@ def matmul(input, other, *, out=None):
     _check_tensor("matmul", 1, "input", input)
     _check_tensor("matmul", 2, "other", other)
     da, db = input.dim(), other.dim()
-    if input._dtype is not other._dtype:
-        L.matmul_meta(input, other, out is not None)
-    if da == 2:
-        op = L.mm if db == 2 else (L.mv if db == 1 else L.matmul)
-    elif da == 1 and db == 1:
-        op = L.dot
+    if MODES.stack and any(getattr(m, "casts_whole_matmul", False) for m in MODES.stack):
+        op = L.matmul  # autocast: the mode casts torch's matmul (any ranks) before it runs
     else:
-        op = L.matmul
+        if input._dtype is not other._dtype:
+            L.matmul_meta(input, other, out is not None)
+        if da == 2:
+            op = L.mm if db == 2 else (L.mv if db == 1 else L.matmul)
+        elif da == 1 and db == 1:
+            op = L.dot
+        else:
+            op = L.matmul
     if out is not None:
         if out._dtype is not input._dtype:
             _check_out(out, input._dtype)

@@ -305,7 +305,9 @@ class ViewMixin:
                                f"but size is {size}")
         if step <= 0:
             raise RuntimeError(f"step is {step} but must be > 0")
-        n = (shape[d] - size) // step + 1 if shape else 1
+        if not shape:  # a 0-d tensor unfolds to its single window of size 1
+            return self.as_strided([size], [1], self.storage_offset())
+        n = (shape[d] - size) // step + 1
         new_shape = shape[:d] + [n] + shape[d + 1:] + [size]
         new_st = st[:d] + [st[d] * step] + st[d + 1:] + [st[d] if shape else 1]
         return self.as_strided(new_shape, new_st, self.storage_offset())

@@ -102,6 +102,12 @@ class PrimNode(Node):
 
     __slots__ = ("op", "saved", "params", "input_meta", "out_meta")
 
+    @property
+    def _n_out(self):
+        # per node: an op's output count may vary between calls (rnn_split_steps: one per time step)
+        meta = self.out_meta
+        return 1 if meta is None else len(meta)
+
     def apply(self, grads):
         op = self.op
         saved = self.saved

@@ -18,6 +18,7 @@ from .. import _dtype as D
 from .._creation import empty_like, tensor as _tensor
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
+from .._tensor_methods.reduction import vector_norm
 from ..autograd.grad_mode import no_grad
 from .._primitives import nn_ops as NN
 from ..overrides import public
@@ -133,6 +134,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights "
                                   f"is only supported for mode='sum' (got mode='{mode}'). Please open "
                                   "a feature request on GitHub.")
+    idx_np = input._data
+    bad = np.flatnonzero((idx_np < 0) | (idx_np >= weight.shape[0])) if idx_np is not None else ()
+    if len(bad):
+        raise RuntimeError(f"Index {bad[0]} of input takes value {idx_np[bad[0]]} which is not in the "
+                           f"valid range [0, {weight.shape[0]})")
     keep_np = bag_np >= 0
     if padding_idx is not None:
         pad = padding_idx % weight.shape[0]
@@ -300,15 +306,10 @@ def feature_alpha_dropout(input, p: float = 0.5, training: bool = False, inplace
 # ------------------------------------------------------------------------------ distances
 def _pnorm(d, p: float, dim: int, keepdim: bool = False):
     """The p-norm along ``dim`` (p = 0 counts non-zeros, p = inf takes the max)."""
-    if p == 2:
-        return (d * d).sum(dim, keepdim=keepdim).sqrt()
-    if p == 1:
-        return d.abs().sum(dim, keepdim=keepdim)
-    if p == 0:
-        return (d != 0).to(d.dtype).sum(dim, keepdim=keepdim)
     if p == math.inf:
         return d.abs().amax(dim, keepdim=keepdim)
-    return (d.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+    # vector_norm's derivative is 0 at a zero vector (equal rows), as torch's norms are
+    return vector_norm(d, p, dim, keepdim)
 
 
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):

@@ -17,7 +17,9 @@ from .. import _dtype as D
 from .._creation import arange
 from .._tensor import Tensor
 from .._tensor_methods.pointwise import where
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from .._dispatch import dispatch
+from .._dispatch_inplace import dispatch_inplace
 from .._shape import normalize_dim
 from .._primitives import nn_ops as NN
 from ..overrides import public
@@ -69,6 +71,15 @@ def _expm1(x):
 
 
 # ------------------------------------------------------------------------------ activations
+def _write_in_place(input, fn, *args):
+    """``input.copy_(fn(input, *args))`` for an in-place activation written as a composite. When
+    autograd records, the formula runs on a copy of ``input``, so what its ops save for backward is
+    the copy and not the tensor being overwritten (torch's in-place activations save the result or
+    the original input), and writing into the output of e.g. a norm or a pooling stays legal."""
+    src = input.clone() if input.requires_grad and is_grad_enabled() else input
+    return input.copy_(fn(src, *args))
+
+
 @public
 def relu(input, inplace: bool = False):
     """``max(input, 0)``."""
@@ -84,7 +95,9 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool =
     """Clamp into ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+    if inplace:
+        return dispatch_inplace(NN.hardtanh, input, min_val=min_val, max_val=max_val)
+    return dispatch(NN.hardtanh, input, min_val=min_val, max_val=max_val)
 
 
 def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
@@ -100,8 +113,10 @@ def relu6(input, inplace: bool = False):
 @public
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """``input`` where positive, else ``negative_slope * input``."""
+    if inplace:
+        return _write_in_place(input, leaky_relu, negative_slope)
     out = where(input > 0, input, input * negative_slope)
-    return input.copy_(out) if inplace else out
+    return out
 
 
 def leaky_relu_(input, negative_slope: float = 0.01):
@@ -111,9 +126,11 @@ def leaky_relu_(input, negative_slope: float = 0.01):
 @public
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """``input`` where positive, else ``alpha * (exp(input) - 1)``."""
+    if inplace:
+        return _write_in_place(input, elu, alpha)
     # clamp before exp so the unused branch cannot overflow into a NaN gradient
     out = where(input > 0, input, _expm1(input.clamp(max=0)) * alpha)
-    return input.copy_(out) if inplace else out
+    return out
 
 
 def elu_(input, alpha: float = 1.0):
@@ -123,16 +140,20 @@ def elu_(input, alpha: float = 1.0):
 @public
 def selu(input, inplace: bool = False):
     """``scale * elu(input, alpha)`` with the self-normalising constants."""
+    if inplace:
+        return _write_in_place(input, selu)
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     out = elu(input, alpha) * scale
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
 def celu(input, alpha: float = 1.0, inplace: bool = False):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    if inplace:
+        return _write_in_place(input, celu, alpha)
     out = where(input > 0, input, _expm1(input.clamp(max=0) / alpha) * alpha)
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
@@ -149,26 +170,26 @@ def gelu(input, approximate: str = "none"):
 @public
 def silu(input, inplace: bool = False):
     """``x * sigmoid(x)``."""
+    if inplace:
+        return _write_in_place(input, silu)
     out = input * input.sigmoid()
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
-    z = input * beta if beta != 1 else input
-    # log(1 + e^z) = max(z, 0) + log1p(e^-|z|), stable for either sign
-    soft = z.clamp(min=0) + _log1p((-z.abs()).exp())
-    if beta != 1:
-        soft = soft / beta
-    return where(z > threshold, input, soft)
+    # log(1 + e^z) = max(z, 0) + log1p(e^-|z|) with z = beta * x, stable for either sign
+    return dispatch(NN.softplus, input, beta=beta, threshold=threshold)
 
 
 @public
 def mish(input, inplace: bool = False):
     """``x * tanh(softplus(x))``."""
+    if inplace:
+        return _write_in_place(input, mish)
     out = input * softplus(input).tanh()
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
@@ -192,15 +213,19 @@ def logsigmoid(input):
 @public
 def hardsigmoid(input, inplace: bool = False):
     """``relu6(x + 3) / 6``."""
+    if inplace:
+        return _write_in_place(input, hardsigmoid)
     out = (input + 3).clamp(0, 6) / 6
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
 def hardswish(input, inplace: bool = False):
     """``x * relu6(x + 3) / 6``."""
+    if inplace:
+        return _write_in_place(input, hardswish)
     out = input * (input + 3).clamp(0, 6) / 6
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
@@ -218,8 +243,10 @@ def tanhshrink(input):
 @public
 def threshold(input, threshold: float, value: float, inplace: bool = False):
     """``input`` where ``input > threshold``, else ``value``."""
+    if inplace:
+        return _write_in_place(input, lambda x: where(x > threshold, x, value))
     out = where(input > threshold, input, value)
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
