@@ -22,7 +22,8 @@ from . import _dtype as D
 from ._device import CPU, META
 from ._shape import broadcast_shapes, contiguous_strides
 from ._primitives._registry import OpDef, SlowPath, TensorMeta, set_dispatcher
-from ._tensor_base import _TENSOR_CLASS, TensorBase, new_tensor, set_tensor_class, shape_of as _shape, wrap
+from ._tensor_base import TensorBase, new_tensor, shape_of as _shape, wrap
+from ._tensor_base import set_tensor_class as _set_wrap_class
 from .autograd._recording import record
 from .autograd.grad_mode import STATE
 
@@ -35,6 +36,14 @@ _LOW = (D.float16, D.bfloat16)
 _f32 = D.float32
 _F32 = np.dtype(np.float32)
 _new = object.__new__
+Tensor = TensorBase  # the public Tensor class, handed in once by _tensor.py (set_tensor_class)
+
+
+def set_tensor_class(cls) -> None:
+    """Tensors made here and by ``wrap`` are instances of ``cls`` (called once, by ``_tensor.py``)."""
+    global Tensor
+    Tensor = cls
+    _set_wrap_class(cls)
 
 
 # ------------------------------------------------------------------------------ dispatch modes
@@ -96,7 +105,7 @@ def wrap_meta(shape, dtype, strides=None, offset=0) -> "Tensor":
     """A fresh 'meta' Tensor (shape, strides, offset; no data)."""
     shape = tuple(shape)
     strides = tuple(strides) if strides is not None else contiguous_strides(shape)
-    return new_tensor(_TENSOR_CLASS[0], None, dtype, (shape, strides, offset))
+    return new_tensor(Tensor, None, dtype, (shape, strides, offset))
 
 
 # ------------------------------------------------------------------------------ promotion
@@ -263,7 +272,7 @@ def _run_cpu(op, args, arrays, params):
             dt = _FROM_NP[res.dtype]
         # _tensor_base.wrap's body, inlined: a call here costs ~0.07 us per op (the bench's dispatch
         # stage); tests/test_tensor_base.py checks that op outputs have every slot set
-        t = _new(_TENSOR_CLASS[0])
+        t = _new(Tensor)
         t._data = res
         t._dtype = dt
         t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
@@ -291,7 +300,7 @@ def _wrap_out(op, r, args, out_dt, low):
     dt = out_dt or _FROM_NP[r.dtype]
     if op.is_view:
         src = args[0]
-        return new_tensor(_TENSOR_CLASS[0], r, dt, base=src._base if src._base is not None else src,
+        return new_tensor(Tensor, r, dt, base=src._base if src._base is not None else src,
                           vc=src._version_cell())
     return wrap(r, dt)
 
