@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 from pathlib import Path
 
 import pytest
@@ -116,9 +117,18 @@ class _Imports(ast.NodeVisitor):
         self.found.append((node.lineno, module, tuple(a.name for a in node.names)))
 
 
-def _edges(rel: str):
+def _edges(rel: str) -> tuple:
     """(lineno, target file or external module name) for every import in one file."""
-    source = (ROOT / rel).read_text()
+    return _edges_cached(rel, ROOT)
+
+
+@functools.lru_cache(maxsize=None)
+def _edges_cached(rel: str, root: Path) -> tuple:
+    return tuple(_parse_edges(rel, root))
+
+
+def _parse_edges(rel: str, root: Path):
+    source = (root / rel).read_text()
     tree = ast.parse(source, filename=rel)
     name = _module_name(rel)
     package = name if rel.endswith("__init__.py") else name.rpartition(".")[0]
