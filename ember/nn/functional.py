@@ -14,9 +14,8 @@ from __future__ import annotations
 import math
 
 from .. import _dtype as D
-from .._creation import arange, empty_like
+from .._creation import arange
 from .._tensor import Tensor
-from .._tensor_methods.linalg import addmm
 from .._tensor_methods.pointwise import where
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from .._dispatch import dispatch
@@ -26,13 +25,14 @@ from .._primitives import nn_ops as NN
 from ..overrides import public
 from . import _functional_attention, _functional_loss_more, _functional_misc, _functional_norm
 from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention
+from ._functional_linear import bilinear, linear
 from ._functional_loss_more import (cosine_embedding_loss, ctc_loss, gaussian_nll_loss,
                                     hinge_embedding_loss, kl_div, margin_ranking_loss,
                                     multi_margin_loss, multilabel_margin_loss,
                                     multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
                                     triplet_margin_loss, triplet_margin_with_distance_loss)
-from ._functional_misc import (alpha_dropout, cdist, cosine_similarity, dropout1d, dropout2d,
-                               dropout3d, embedding_bag, feature_alpha_dropout, gumbel_softmax,
+from ._functional_misc import (alpha_dropout, cdist, cosine_similarity, dropout, dropout1d, dropout2d,
+                               dropout3d, embedding, embedding_bag, feature_alpha_dropout, gumbel_softmax,
                                hardshrink, pairwise_distance, pdist, prelu, rrelu, rrelu_, softshrink)
 from ._functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                                local_response_norm, normalize, rms_norm)
@@ -54,7 +54,7 @@ from ._functional_sampling import __all__ as _sampling_all
 __all__ = ["linear", "bilinear", "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu",
            "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu", "mish", "softplus", "sigmoid",
            "tanh", "logsigmoid", "hardsigmoid", "hardswish", "softsign", "tanhshrink", "threshold",
-           "glu", "softmax", "log_softmax", "softmin", "dropout", "embedding", "one_hot", "layer_norm",
+           "glu", "softmax", "log_softmax", "softmin", "one_hot", "layer_norm",
            "rms_norm", "normalize", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
            *_functional_norm.__all__[3:], *_functional_attention.__all__,
@@ -68,28 +68,6 @@ def _log1p(x):
 
 def _expm1(x):
     return x.expm1() if hasattr(x, "expm1") else x.exp() - 1
-
-
-# ------------------------------------------------------------------------------ linear
-@public
-def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``; input ``(*, in)``, weight ``(out, in)``, bias ``(out,)``."""
-    if bias is not None and input.dim() == 2:  # one fused addmm, as torch does (AddmmBackward0)
-        return addmm(bias, input, weight.t())
-    if bias is not None and input.dim() > 2 and input.is_contiguous():  # torch folds to addmm too
-        shape = input.shape  # shape: (*, in) -> (N, in) -> (N, out) -> (*, out)
-        return addmm(bias, input.view(-1, shape[-1]), weight.t()).view(*shape[:-1], weight.shape[0])
-    out = input.matmul(weight.t())
-    return out if bias is None else out + bias
-
-
-@public
-def bilinear(input1, input2, weight, bias=None):
-    """``y_k = x1 @ W_k @ x2 + b_k``; inputs ``(*, in1)``, ``(*, in2)``, weight ``(out, in1, in2)``."""
-    # (*, 1, 1, in1) @ (out, in1, in2) -> (*, out, 1, in2), then dot with x2
-    t = input1.unsqueeze(-2).unsqueeze(-2).matmul(weight)
-    out = (t.squeeze(-2) * input2.unsqueeze(-2)).sum(-1)
-    return out if bias is None else out + bias
 
 
 # ------------------------------------------------------------------------------ activations
@@ -323,49 +301,6 @@ def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
 
 # ------------------------------------------------------------------------------ dropout, embedding
 @public
-def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
-    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        mask = input.new_zeros(input.shape)
-    else:
-        with no_grad():
-            mask = empty_like(input).bernoulli_(1 - p).div_(1 - p)
-    return input.mul_(mask) if inplace else input * mask
-
-
-@public
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
-              scale_grad_by_freq: bool = False, sparse: bool = False):
-    """Rows of ``weight`` picked by the integer ``input``: ``(*) -> (*, embedding_dim)``."""
-    if padding_idx is not None:
-        if padding_idx > 0:
-            if padding_idx >= weight.size(0):
-                raise AssertionError("Padding_idx must be within num_embeddings")
-        elif padding_idx < 0:
-            if padding_idx < -weight.size(0):
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = weight.size(0) + padding_idx
-    if input.dtype not in (D.int64, D.int32):
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
-                           f"scalar types: Long, Int; but got {input._type_string()} instead (while "
-                           "checking arguments for embedding)")
-    if max_norm is not None:
-        with no_grad():
-            rows = weight[input.reshape(-1)]
-            norms = (rows.abs() ** norm_type).sum(-1, keepdim=True) ** (1.0 / norm_type)
-            scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-            weight[input.reshape(-1)] = rows * scale
-    if weight.dim() != 2:
-        raise RuntimeError("'weight' must be 2-D")
-    return dispatch(NN.embedding, weight, input, padding_idx=-1 if padding_idx is None else padding_idx,
-                    scale_grad_by_freq=scale_grad_by_freq)
-
-
-@public
 def one_hot(tensor, num_classes: int = -1):
     """``(*) -> (*, num_classes)`` int64 with a 1 at each index."""
     if tensor.dtype is not D.int64:
@@ -386,7 +321,7 @@ def _adopt(fn):
     return fn
 
 
-for _name in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+for _name in ("linear", "bilinear", "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
               "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
               *_functional_norm.__all__, *_functional_attention.__all__,
               *_functional_loss_more.__all__, *_functional_misc.__all__):
