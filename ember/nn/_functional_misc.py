@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .._creation import empty_like, tensor as _tensor
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from .._primitives import nn_ops as NN
 
 __all__ = ["prelu", "rrelu", "rrelu_", "softshrink", "hardshrink", "gumbel_softmax", "embedding_bag",
@@ -27,6 +27,15 @@ __all__ = ["prelu", "rrelu", "rrelu_", "softshrink", "hardshrink", "gumbel_softm
 
 
 # ------------------------------------------------------------------------------ activations
+
+def _inplace_source(input, inplace: bool):
+    """What an in-place composite activation computes from: a clone of ``input`` when autograd
+    records, so the values its derivative saved are not the ones the final ``input.copy_(out)``
+    overwrites (torch's in-place activations work after any op; without this the saved input is
+    at a newer version and backward raises)."""
+    return input.clone() if inplace and input.requires_grad and is_grad_enabled() else input
+
+
 def prelu(input, weight):
     """``input`` where positive, else ``weight * input``; weight has 1 or C (= input.size(1)) entries."""
     c = input.shape[1] if input.dim() >= 2 else 1
@@ -44,12 +53,13 @@ def prelu(input, weight):
 def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False):
     """Leaky ReLU with a slope drawn from ``U(lower, upper)`` in training, ``(lower + upper) / 2`` else."""
+    source = _inplace_source(input, inplace)  # input itself unless autograd records
     if training:
         with no_grad():
-            slope = empty_like(input).uniform_(lower, upper)
-        out = where(input >= 0, input, input * slope)
+            slope = empty_like(source).uniform_(lower, upper)
+        out = where(source >= 0, source, source * slope)
     else:
-        out = where(input >= 0, input, input * ((lower + upper) / 2))
+        out = where(source >= 0, source, source * ((lower + upper) / 2))
     return input.copy_(out) if inplace else out
 
 
@@ -232,14 +242,15 @@ def _alpha_dropout(input, p, training, inplace, feature):
         return input
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
+    source = _inplace_source(input, inplace)  # input itself unless autograd records
     if feature:
-        noise = _feature_noise(input, p, True)
+        noise = _feature_noise(source, p, True)
     else:
         with no_grad():
-            noise = empty_like(input).bernoulli_(1 - p)
+            noise = empty_like(source).bernoulli_(1 - p)
     a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
     b = (noise - 1) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p
-    out = input * (noise * a) + b
+    out = source * (noise * a) + b
     return input.copy_(out) if inplace else out
 
 

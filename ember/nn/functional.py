@@ -30,6 +30,7 @@ from ._functional_loss_more import (cosine_embedding_loss, ctc_loss, gaussian_nl
                                     multi_margin_loss, multilabel_margin_loss,
                                     multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
                                     triplet_margin_loss, triplet_margin_with_distance_loss)
+from ._functional_misc import _inplace_source
 from ._functional_misc import (alpha_dropout, cdist, cosine_similarity, dropout1d, dropout2d,
                                dropout3d, embedding_bag, feature_alpha_dropout, gumbel_softmax,
                                hardshrink, pairwise_distance, pdist, prelu, rrelu, rrelu_, softshrink)
@@ -123,7 +124,8 @@ def relu6(input, inplace: bool = False):
 @public
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """``input`` where positive, else ``negative_slope * input``."""
-    out = where(input > 0, input, input * negative_slope)
+    source = _inplace_source(input, inplace)  # input itself unless autograd records
+    out = where(source > 0, source, source * negative_slope)
     return input.copy_(out) if inplace else out
 
 
@@ -134,8 +136,9 @@ def leaky_relu_(input, negative_slope: float = 0.01):
 @public
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """``input`` where positive, else ``alpha * (exp(input) - 1)``."""
+    source = _inplace_source(input, inplace)  # input itself unless autograd records
     # clamp before exp so the unused branch cannot overflow into a NaN gradient
-    out = where(input > 0, input, _expm1(input.clamp(max=0)) * alpha)
+    out = where(source > 0, source, _expm1(source.clamp(max=0)) * alpha)
     return input.copy_(out) if inplace else out
 
 
@@ -146,15 +149,17 @@ def elu_(input, alpha: float = 1.0):
 @public
 def selu(input, inplace: bool = False):
     """``scale * elu(input, alpha)`` with the self-normalising constants."""
+    source = _inplace_source(input, inplace)  # input itself unless autograd records
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    out = elu(input, alpha) * scale
+    out = elu(source, alpha) * scale
     return input.copy_(out) if inplace else out
 
 
 @public
 def celu(input, alpha: float = 1.0, inplace: bool = False):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    out = where(input > 0, input, _expm1(input.clamp(max=0) / alpha) * alpha)
+    source = _inplace_source(input, inplace)  # input itself unless autograd records
+    out = where(source > 0, source, _expm1(source.clamp(max=0) / alpha) * alpha)
     return input.copy_(out) if inplace else out
 
 
@@ -172,7 +177,8 @@ def gelu(input, approximate: str = "none"):
 @public
 def silu(input, inplace: bool = False):
     """``x * sigmoid(x)``."""
-    out = input * input.sigmoid()
+    source = _inplace_source(input, inplace)  # input itself unless autograd records
+    out = source * source.sigmoid()
     return input.copy_(out) if inplace else out
 
 
@@ -190,7 +196,8 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0):
 @public
 def mish(input, inplace: bool = False):
     """``x * tanh(softplus(x))``."""
-    out = input * softplus(input).tanh()
+    source = _inplace_source(input, inplace)  # input itself unless autograd records
+    out = source * softplus(source).tanh()
     return input.copy_(out) if inplace else out
 
 
@@ -222,7 +229,8 @@ def hardsigmoid(input, inplace: bool = False):
 @public
 def hardswish(input, inplace: bool = False):
     """``x * relu6(x + 3) / 6``."""
-    out = input * (input + 3).clamp(0, 6) / 6
+    source = _inplace_source(input, inplace)  # input itself unless autograd records
+    out = source * (source + 3).clamp(0, 6) / 6
     return input.copy_(out) if inplace else out
 
 
