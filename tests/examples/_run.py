@@ -9,7 +9,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def run_example(name: str, *args: str, tmp_path, timeout: int = 280) -> str:
+def run_example(name: str, *args: str, tmp_path, timeout: int = 900) -> str:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                MPLBACKEND="Agg", EMBER_CACHE=str(tmp_path / "cache"), EMBER_EXAMPLES_NO_BAR="1",
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -10,7 +10,7 @@ from ember.examples.poetry import LINE_END, lines_of, load_corpus
 from ._run import run_example
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(960)
 def test_poetry_tiny_learns_and_follows_start_words_and_acrostic(tmp_path):
     out = run_example("poetry", "--tiny", "--out", str(tmp_path), "--start", "春眠不觉晓",
                       "--acrostic", "江山如画", tmp_path=tmp_path)

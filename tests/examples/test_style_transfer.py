@@ -9,7 +9,7 @@ import pytest
 from ._run import is_png, run_example
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(960)
 def test_style_transfer_tiny_meets_the_targets(tmp_path):
     out = run_example("style_transfer", "--tiny", "--out", str(tmp_path), tmp_path=tmp_path)
     m = re.search(r"style loss ([\d.]+) -> ([\d.]+) \(fell [\d.]+x\), content loss ([\d.]+) = ([\d.]+) of the style "
