@@ -1,0 +1,255 @@
+"""Quantized CPU kernels (layer L4): what a QTensor may run, and the int8 arithmetic of quantized layers.
+
+Three kinds of kernel, all on per-tensor-quantized inputs unless stated:
+- geometry (view, reshape, flatten, permute, indexing, clone ...) runs on the stored integers and keeps
+  the quantizer;
+- order-preserving or averaging ops (relu, hardtanh, max/avg pooling, hardswish, cat) run on the
+  dequantized values and requantize with the input's (or the requested) qparams, which reproduces the
+  integer result of torch's kernels (exactly for relu/max, within one step for averages);
+- int8 GEMM and convolution (``linear``, ``conv``, ``linear_dynamic``) accumulate
+  ``(x_q - x_zp) * (w_q - w_zp)`` exactly (float32 BLAS when every partial sum fits float32's 24-bit
+  mantissa, float64 otherwise), then scale by ``x_scale * w_scale``, add the float bias and requantize.
+
+Example:
+    >>> import ember
+    >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 2.0]), 0.5, 2, ember.quint8)
+    >>> ember.relu(q).int_repr().tolist()
+    [2, 6]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._dispatch import wrap
+from .._tensor import Tensor
+from ..nn import functional as F
+from ..overrides import DisableTorchFunctionSubclass
+from .tensor import QTensor, _quantize_array, dequantize_array, make_qtensor, per_tensor_affine
+from .qparams import choose_qparams_dynamic
+
+__all__ = ["requantize", "q_add", "q_mul", "q_cat", "q_linear", "q_conv", "q_linear_dynamic",
+           "int_accumulate", "dynamic_quantize_array"]
+
+_INT_OF = {D.qint8: D.int8, D.quint8: D.uint8, D.qint32: D.int32}
+_GEOMETRY = ("view", "reshape", "flatten", "permute", "transpose", "t", "squeeze", "unsqueeze",
+             "contiguous", "clone", "detach", "__getitem__", "select", "narrow", "expand", "view_as",
+             "reshape_as", "unflatten", "movedim", "chunk", "split", "unbind", "detach_", "cpu", "to",
+             "requires_grad_")
+_PER_CHANNEL_OK = ("clone", "detach", "contiguous", "cpu", "detach_", "requires_grad_")
+
+
+def _plain(q: QTensor) -> Tensor:
+    """A plain integer Tensor over the same memory (the storage is shared, created on the root)."""
+    q.untyped_storage()
+    t = Tensor._make_subclass(Tensor, q)
+    t._dtype = _INT_OF[q._dtype]
+    return t
+
+
+def _requalify(r, like: QTensor):
+    if isinstance(r, (list, tuple)):
+        return type(r)(_requalify(x, like) for x in r)
+    if not isinstance(r, Tensor) or r.dtype is not _INT_OF[like._dtype]:
+        return r
+    out = make_qtensor(r._data, like._dtype, like._q)
+    out._base, out._storage, out._vc = r._base, r._storage, r._vc
+    return out
+
+
+def _geometry(name):
+    def kernel(self, *args, **kwargs):
+        if self._q[3] is not None and name not in _PER_CHANNEL_OK:
+            raise NotImplementedError(f"Could not run 'aten::{name.strip('_')}' with arguments from the "
+                                      f"'QuantizedCPU' backend for a per-channel quantized tensor.")
+        if name == "to" and any(isinstance(a, D.dtype) and a is not self._dtype
+                                for a in list(args) + list(kwargs.values())):
+            raise RuntimeError("to(): converting a quantized tensor to another dtype is not supported; "
+                               "call dequantize() first")
+        if name == "to":
+            return self
+        with DisableTorchFunctionSubclass():
+            r = getattr(Tensor, name)(_plain(self), *args, **kwargs)
+        return _requalify(r, self)
+    kernel.__name__ = name
+    return kernel
+
+
+def _per_tensor(q, op):
+    if not isinstance(q, QTensor):
+        raise RuntimeError(f"{op}: expected a quantized tensor, got {q.dtype}")
+    if q._q[3] is not None:
+        raise RuntimeError(f"{op}: only per-tensor quantized inputs are supported")
+    return q._q[1], q._q[2]
+
+
+def requantize(values: np.ndarray, scale: float, zero_point: int, dtype) -> QTensor:
+    """Quantize float ``values`` (an array) to a QTensor with these per-tensor qparams."""
+    ints = _quantize_array(np.asarray(values, np.float32), scale, zero_point, dtype)
+    return make_qtensor(ints, dtype, (per_tensor_affine, float(scale), int(zero_point), None))
+
+
+def _same_qparams(fn, name):
+    """Run float ``fn`` on the dequantized input and requantize with the input's qparams."""
+    def kernel(input, *args, **kwargs):
+        scale, zp = _per_tensor(input, name)
+        kwargs.pop("inplace", None)
+        y = fn(input.dequantize(), *args, **kwargs)
+        out = requantize(y._data, scale, zp, input._dtype)
+        return out
+    kernel.__name__ = name
+    return kernel
+
+
+def _relu_(input):
+    r = QTensor.KERNELS["relu"](input)
+    input._data[...] = r._data
+    return input
+
+
+def _dropout(input, p=0.5, training=True, inplace=False):
+    if training and p > 0:
+        raise NotImplementedError("Could not run 'aten::dropout' with arguments from the 'QuantizedCPU' "
+                                  "backend in training mode")
+    return input
+
+
+def q_cat(tensors, dim: int = 0, scale=None, zero_point=None, *, out=None):
+    """Concatenate quantized tensors, requantized to (``scale``, ``zero_point``) or the first's qparams."""
+    tensors = list(tensors)
+    s0, z0 = _per_tensor(tensors[0], "cat")
+    scale = s0 if scale is None else scale
+    zero_point = z0 if zero_point is None else zero_point
+    vals = np.concatenate([dequantize_array(t) for t in tensors], axis=dim)
+    return requantize(vals, scale, zero_point, tensors[0]._dtype)
+
+
+def _binary(a, b, scale, zero_point, op, relu=False):
+    x = dequantize_array(a) if isinstance(a, QTensor) else np.float32(a)
+    y = dequantize_array(b) if isinstance(b, QTensor) else np.float32(b)
+    v = op(x, y)
+    if relu:
+        v = np.maximum(v, np.float32(0))
+    return requantize(v, scale, zero_point, a._dtype)
+
+
+def q_add(a, b, scale: float, zero_point: int, relu: bool = False) -> QTensor:
+    """``quantized::add``: a + b requantized to (scale, zero_point); ``b`` may be a Python number."""
+    return _binary(a, b, scale, zero_point, np.add, relu)
+
+
+def q_mul(a, b, scale: float, zero_point: int, relu: bool = False) -> QTensor:
+    """``quantized::mul``: a * b requantized to (scale, zero_point)."""
+    return _binary(a, b, scale, zero_point, np.multiply, relu)
+
+
+# ------------------------------------------------------------------------------ int8 GEMM / conv
+def _shifted(q: QTensor):
+    """(stored ints - zero point) as an int32 array, and its largest magnitude."""
+    scheme, scale, zp, axis = q._q
+    ints = q._data.astype(np.int32)
+    if axis is None:
+        ints -= zp
+    else:
+        shape = [1] * ints.ndim
+        shape[axis] = -1
+        ints -= np.asarray(zp, np.int32).reshape(shape)
+    return ints
+
+
+def _float_for(k: int, amax: int, bmax: int):
+    """float32 when every partial sum of k products is an integer below 2**24 (exact), else float64."""
+    return np.float32 if k * amax * bmax < 2 ** 24 else np.float64
+
+
+def int_accumulate(a_int: np.ndarray, w_int: np.ndarray, w_absmax: int) -> np.ndarray:
+    """Exact int32-style ``a_int @ w_int.T`` (a: (N, K), w: (M, K)) through float BLAS."""
+    amax = int(np.abs(a_int).max()) if a_int.size else 0
+    ft = _float_for(a_int.shape[-1], amax, w_absmax)
+    return np.matmul(a_int.astype(ft), w_int.astype(ft).T)
+
+
+def _weight_scale(w: QTensor, out_features_axis_shape):
+    scheme, scale, zp, axis = w._q
+    if axis is None:
+        return np.float64(scale)
+    return np.asarray(scale, np.float64).reshape(out_features_axis_shape)
+
+
+def q_linear(x: QTensor, w: QTensor, bias, scale: float, zero_point: int, relu: bool = False):
+    """``quantized::linear``: x (…, K) quint8, w (M, K) qint8 -> (…, M) quint8 at (scale, zero_point)."""
+    sx, zx = _per_tensor(x, "quantized::linear")
+    a = _shifted(x).reshape(-1, x.shape[-1])
+    wi = _shifted(w)
+    acc = int_accumulate(a, wi, int(np.abs(wi).max()) if wi.size else 0)
+    v = acc * (sx * _weight_scale(w, (1, -1)))
+    if bias is not None:
+        v = v + bias._data.astype(np.float64)
+    if relu:
+        v = np.maximum(v, 0)
+    v = v.astype(np.float32).reshape(*x.shape[:-1], w.shape[0])
+    return requantize(v, scale, zero_point, x._dtype)
+
+
+def dynamic_quantize_array(a: np.ndarray, reduce_range: bool) -> tuple:
+    """(shifted ints, scale) of a float activation quantized to quint8 with qparams from its range."""
+    hi = 127 if reduce_range else 255
+    mn, mx = (float(a.min()), float(a.max())) if a.size else (0.0, 0.0)
+    scale, zp = choose_qparams_dynamic(mn, mx, 0, hi)
+    ints = _quantize_array(a.astype(np.float32, copy=False), scale, zp, D.quint8)
+    return ints.astype(np.int32) - zp, scale
+
+
+def q_linear_dynamic(x, w: QTensor, bias, reduce_range: bool = True, relu: bool = False):
+    """``quantized::linear_dynamic``: float x (…, K), int8 w (M, K) -> float (…, M)."""
+    a = x._data if isinstance(x, Tensor) else np.asarray(x, np.float32)
+    a2 = a.reshape(-1, a.shape[-1])
+    ai, sx = dynamic_quantize_array(a2, reduce_range)
+    wi = _shifted(w)
+    acc = int_accumulate(ai, wi, int(np.abs(wi).max()) if wi.size else 0)
+    v = acc * (np.float64(sx) * _weight_scale(w, (1, -1)))
+    if bias is not None:
+        v = v + bias._data.astype(np.float64)
+    if relu:
+        v = np.maximum(v, 0)
+    return wrap(v.astype(np.float32).reshape(*a.shape[:-1], w.shape[0]))
+
+
+def q_conv(x: QTensor, w: QTensor, bias, stride, padding, dilation, groups: int, scale: float,
+           zero_point: int, relu: bool = False):
+    """``quantized::conv{1,2}d``: exact integer convolution through ember's float conv, then requantize."""
+    sx, zx = _per_tensor(x, "quantized::conv")
+    xi, wi = _shifted(x), _shifted(w)
+    k = int(np.prod(w.shape[1:]))
+    amax = int(np.abs(xi).max()) if xi.size else 0
+    ft = _float_for(k, amax, int(np.abs(wi).max()) if wi.size else 0)
+    conv = F.conv2d if x.ndim == 4 else F.conv1d
+    # zero padding of (x - zx) is padding x with its zero point, as the quantized kernel does
+    acc = conv(wrap(xi.astype(ft)), wrap(wi.astype(ft)), None, stride, padding, dilation, groups)._data
+    nd = x.ndim
+    v = acc.astype(np.float64) * (sx * _weight_scale(w, (1, -1) + (1,) * (nd - 2)))
+    if bias is not None:
+        v = v + bias._data.astype(np.float64).reshape((1, -1) + (1,) * (nd - 2))
+    if relu:
+        v = np.maximum(v, 0)
+    return requantize(v.astype(np.float32), scale, zero_point, x._dtype)
+
+
+def _register():
+    k = QTensor.KERNELS
+    for name in _GEOMETRY:
+        k[name] = _geometry(name)
+    for name, fn in (("relu", F.relu), ("relu6", F.relu6), ("hardtanh", F.hardtanh),
+                     ("max_pool2d", F.max_pool2d), ("max_pool1d", F.max_pool1d),
+                     ("adaptive_avg_pool2d", F.adaptive_avg_pool2d), ("avg_pool2d", F.avg_pool2d),
+                     ("leaky_relu", F.leaky_relu),
+                     ("interpolate", F.interpolate), ("mean", Tensor.mean)):
+        k[name] = _same_qparams(fn, name)
+    k["relu_"] = _relu_
+    k["dropout"] = _dropout
+    k["cat"] = k["concat"] = k["concatenate"] = q_cat
+    k["dequantize"] = lambda t: t.dequantize()
+    k["__repr__"] = QTensor.__repr__
+
+
+_register()

@@ -1,0 +1,1 @@
+"""``torch.ao.nn``: quantized, dynamic-quantized, fused (intrinsic) and QAT modules."""
