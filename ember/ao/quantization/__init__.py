@@ -16,6 +16,12 @@ from .qconfig import __all__ as _qconfig_all
 from .qconfig_mapping import *  # noqa: F401,F403
 from .qconfig_mapping import __all__ as _qconfig_mapping_all
 from .stubs import DeQuantStub, QuantStub, QuantWrapper
+from .fuse_modules import fuse_modules, fuse_modules_qat, get_fuser_method
+from .quantization_mappings import *  # noqa: F401,F403
+from .quantization_mappings import __all__ as _mappings_all
+from .quantize import *  # noqa: F401,F403
+from .quantize import __all__ as _quantize_all
 
-__all__ = (_observer_all + _fake_quantize_all + _qconfig_all + _qconfig_mapping_all
-           + ["QuantStub", "DeQuantStub", "QuantWrapper"])
+__all__ = (_observer_all + _fake_quantize_all + _qconfig_all + _qconfig_mapping_all + _mappings_all
+           + _quantize_all + ["QuantStub", "DeQuantStub", "QuantWrapper", "fuse_modules",
+                              "fuse_modules_qat", "get_fuser_method"])
