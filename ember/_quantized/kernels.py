@@ -28,7 +28,7 @@ from ..overrides import DisableTorchFunctionSubclass
 from .tensor import QTensor, _quantize_array, dequantize_array, make_qtensor, per_tensor_affine
 from .qparams import choose_qparams_dynamic
 
-__all__ = ["requantize", "q_add", "q_mul", "q_cat", "q_linear", "q_conv", "q_linear_dynamic",
+__all__ = ["add", "add_relu", "mul", "requantize", "q_add", "q_mul", "q_cat", "q_linear", "q_conv", "q_linear_dynamic",
            "int_accumulate", "dynamic_quantize_array"]
 
 _INT_OF = {D.qint8: D.int8, D.quint8: D.uint8, D.qint32: D.int32}
@@ -141,6 +141,25 @@ def q_add(a, b, scale: float, zero_point: int, relu: bool = False) -> QTensor:
 def q_mul(a, b, scale: float, zero_point: int, relu: bool = False) -> QTensor:
     """``quantized::mul``: a * b requantized to (scale, zero_point)."""
     return _binary(a, b, scale, zero_point, np.multiply, relu)
+
+
+def _num(v, kind):
+    return kind(v.item()) if isinstance(v, Tensor) else kind(v)
+
+
+def add(qa, qb, scale, zero_point) -> QTensor:
+    """torch.ops.quantized.add: ``qa + qb`` (``qb`` may be a number) requantized to (scale, zero_point)."""
+    return q_add(qa, qb, _num(scale, float), _num(zero_point, int))
+
+
+def add_relu(qa, qb, scale, zero_point) -> QTensor:
+    """torch.ops.quantized.add_relu."""
+    return q_add(qa, qb, _num(scale, float), _num(zero_point, int), relu=True)
+
+
+def mul(qa, qb, scale, zero_point) -> QTensor:
+    """torch.ops.quantized.mul: ``qa * qb`` requantized to (scale, zero_point)."""
+    return q_mul(qa, qb, _num(scale, float), _num(zero_point, int))
 
 
 # ------------------------------------------------------------------------------ int8 GEMM / conv

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..... import _dtype as D
 from ....._creation import tensor
 from .....nn.modules.module import Module
-from .activation import Hardswish, LeakyReLU, ReLU6, Sigmoid
+from .activation import Dropout, Hardswish, LeakyReLU, ReLU6, Sigmoid
 from .conv import Conv1d, Conv2d
 from .functional_modules import FloatFunctional, FXFloatFunctional, QFunctional
 from .linear import Linear, LinearPackedParams
@@ -19,7 +19,7 @@ from .normalization import BatchNorm2d, LayerNorm
 from .utils import activation_qparams, quiet_quantize_per_tensor
 
 __all__ = ["Quantize", "DeQuantize", "Linear", "LinearPackedParams", "Conv1d", "Conv2d", "ReLU6",
-           "Hardswish", "LeakyReLU", "Sigmoid", "LayerNorm", "BatchNorm2d", "FloatFunctional",
+           "Hardswish", "LeakyReLU", "Dropout", "Sigmoid", "LayerNorm", "BatchNorm2d", "FloatFunctional",
            "FXFloatFunctional", "QFunctional"]
 
 

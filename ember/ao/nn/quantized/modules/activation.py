@@ -17,7 +17,7 @@ from .....nn.modules.module import Module
 from ....._dispatch import wrap
 from .utils import activation_qparams
 
-__all__ = ["ReLU6", "Hardswish", "LeakyReLU", "Sigmoid"]
+__all__ = ["ReLU6", "Hardswish", "LeakyReLU", "Sigmoid", "Dropout"]
 
 
 def _apply(fn, x, scale, zero_point):
@@ -99,3 +99,28 @@ class LeakyReLU(_WithQParams):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         scale, zp = activation_qparams(mod.activation_post_process)
         return cls(scale, zp, mod.negative_slope, mod.inplace)
+
+
+class Dropout(Module):
+    """Dropout on quantized tensors: the identity in eval mode (as torch's quantized Dropout)."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        self.p, self.inplace = p, inplace
+
+    def _get_name(self):
+        return "QuantizedDropout"
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+    def forward(self, input):
+        return input
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        return cls(mod.p, mod.inplace)
+
+    @classmethod
+    def from_reference(cls, mod, scale, zero_point):
+        return cls(mod.p, mod.inplace)
