@@ -1,4 +1,4 @@
 """``torch.ao.nn``: quantized, dynamic-quantized, fused (intrinsic) and QAT modules."""
-from . import intrinsic, quantized  # noqa: F401
+from . import intrinsic, qat, quantized  # noqa: F401
 
-__all__ = ["intrinsic", "quantized"]
+__all__ = ["intrinsic", "qat", "quantized"]

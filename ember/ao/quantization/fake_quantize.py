@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from ... import _dtype as D
 from ..._creation import tensor
 from ..._quantized.fake_quantize import (fake_quantize_per_channel_affine,
@@ -112,11 +114,34 @@ class FakeQuantize(FakeQuantizeBase):
 
 
 class FusedMovingAvgObsFakeQuantize(FakeQuantize):
-    """torch's fused observer + fake-quant (one kernel there); here the same numerics as FakeQuantize."""
+    """torch's fused observer + fake-quant. Its training-time symmetric scale is
+    ``max(-min / -quant_min, max / quant_max)`` (the fused kernel's rule: /128 below zero, /127
+    above for qint8), while ``calculate_qparams`` (used by convert) keeps the observer's /127.5
+    rule, as in torch."""
 
     def __init__(self, observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255,
                  **observer_kwargs):
         super().__init__(observer, quant_min, quant_max, **observer_kwargs)
+
+    def forward(self, X):
+        if int(self.observer_enabled._data[0]) == 1 and \
+                self.qscheme in (per_tensor_symmetric, per_channel_symmetric):
+            self.activation_post_process(X.detach())
+            app = self.activation_post_process
+            mn, mx = app.min_val._data.astype(np.float32), app.max_val._data.astype(np.float32)
+            neg = -np.minimum(mn, np.float32(0)) / np.float32(-self.quant_min)
+            pos = np.maximum(mx, np.float32(0)) / np.float32(self.quant_max)
+            scale = np.maximum(np.maximum(neg, pos), app.eps._data.astype(np.float32)[0])
+            self.scale = tensor(np.atleast_1d(scale).astype(np.float32))
+            self.zero_point = tensor(np.zeros(np.atleast_1d(scale).shape, np.int32))
+            if int(self.fake_quant_enabled._data[0]) != 1:
+                return X
+            if self.is_per_channel:
+                return fake_quantize_per_channel_affine(X, self.scale, self.zero_point, self.ch_axis,
+                                                        self.quant_min, self.quant_max)
+            return fake_quantize_per_tensor_affine(X, self.scale, self.zero_point, self.quant_min,
+                                                   self.quant_max)
+        return super().forward(X)
 
 
 default_fake_quant = FakeQuantize.with_args(

@@ -12,6 +12,8 @@ from ..nn import intrinsic as nni
 from ..nn import quantized as nnq
 from ..nn.intrinsic import quantized as nniq
 from ..nn.quantized import dynamic as nnqd
+from ..nn import qat as nnqat
+from ..nn.intrinsic import qat as nniqat
 from .stubs import DeQuantStub, QuantStub
 
 __all__ = ["DEFAULT_STATIC_QUANT_MODULE_MAPPINGS", "DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS",
@@ -35,6 +37,12 @@ DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
     nni.ConvReLU1d: nniq.ConvReLU1d,
     nni.ConvReLU2d: nniq.ConvReLU2d,
     nni.LinearReLU: nniq.LinearReLU,
+    nnqat.Linear: nnq.Linear,
+    nnqat.Conv2d: nnq.Conv2d,
+    nniqat.ConvBn2d: nnq.Conv2d,
+    nniqat.ConvBnReLU2d: nniq.ConvReLU2d,
+    nniqat.ConvReLU2d: nniq.ConvReLU2d,
+    nniqat.LinearReLU: nniq.LinearReLU,
 }
 
 DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {
@@ -44,7 +52,14 @@ DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {
     nni.LinearReLU: nniq.dynamic.LinearReLU,
 }
 
-DEFAULT_QAT_MODULE_MAPPINGS: dict = {}  # filled by the qat packages when they load
+DEFAULT_QAT_MODULE_MAPPINGS = {
+    nn.Conv2d: nnqat.Conv2d,
+    nn.Linear: nnqat.Linear,
+    nni.ConvBn2d: nniqat.ConvBn2d,
+    nni.ConvBnReLU2d: nniqat.ConvBnReLU2d,
+    nni.ConvReLU2d: nniqat.ConvReLU2d,
+    nni.LinearReLU: nniqat.LinearReLU,
+}
 
 _INCLUDE_QCONFIG_PROPAGATE_LIST = {nn.Sequential}
 

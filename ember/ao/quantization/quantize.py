@@ -63,7 +63,7 @@ def add_observer_(module, qconfig_propagation_list=None, non_leaf_module_list=No
             if needs_observer(child):
                 child.activation_post_process = child.qconfig.activation()
         elif isinstance(child, nni._FusedModule) or (type(child) in allow and
-                                                     not list(child.children())):
+                                                     not isinstance(child, nn.Sequential)):
             if needs_observer(child) and not hasattr(child, "activation_post_process"):
                 child.activation_post_process = child.qconfig.activation()
                 child.register_forward_hook(_observer_forward_hook)

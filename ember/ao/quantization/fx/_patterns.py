@@ -26,11 +26,13 @@ from ...nn import intrinsic as nni
 from ...nn import quantized as nnq
 from ...nn.intrinsic import quantized as nniq
 from ...nn.quantized import reference as nnqr
+from ...nn import qat as nnqat
+from ...nn.intrinsic import qat as nniqat
 
 __all__ = ["QUANTIZED_MODULES", "REFERENCE_MODULES", "SHARE_MODULES", "SHARE_FUNCTIONS",
            "SHARE_METHODS", "BINARY", "FLOAT_OBSERVED_FUNCTIONS", "FLOAT_OBSERVED_MODULES",
            "FUSION_PATTERNS", "kind_of_module", "kind_of_function", "kind_of_method",
-           "QAT_MODULES"]
+           "QAT_MODULES", "QAT_SWAPS"]
 
 QUANTIZED_MODULES = {
     nn.Linear: nnq.Linear, nn.Conv1d: nnq.Conv1d, nn.Conv2d: nnq.Conv2d,
@@ -38,7 +40,13 @@ QUANTIZED_MODULES = {
     nn.LeakyReLU: nnq.LeakyReLU, nni.LinearReLU: nniq.LinearReLU, nni.ConvReLU1d: nniq.ConvReLU1d,
     nni.ConvReLU2d: nniq.ConvReLU2d,
 }
-QAT_MODULES: dict = {}  # QAT module -> quantized module, filled by the qat packages
+# float or fused module -> its QAT module (prepare_qat_fx), and QAT module -> quantized (convert)
+QAT_SWAPS = {nn.Linear: nnqat.Linear, nn.Conv2d: nnqat.Conv2d, nni.ConvBn2d: nniqat.ConvBn2d,
+             nni.ConvBnReLU2d: nniqat.ConvBnReLU2d, nni.ConvReLU2d: nniqat.ConvReLU2d,
+             nni.LinearReLU: nniqat.LinearReLU}
+QAT_MODULES = {nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d, nniqat.ConvBn2d: nnq.Conv2d,
+               nniqat.ConvBnReLU2d: nniq.ConvReLU2d, nniqat.ConvReLU2d: nniq.ConvReLU2d,
+               nniqat.LinearReLU: nniq.LinearReLU}
 
 # float module -> (reference class, index of the weighted child for fused modules or None)
 REFERENCE_MODULES = {

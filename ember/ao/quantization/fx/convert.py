@@ -32,6 +32,7 @@ from ....fx.graph import Graph
 from ....fx.graph_module import GraphModule
 from ....nn.modules.container import Sequential
 from ...nn import quantized as nnq
+from ...nn.quantized.modules.utils import activation_qparams
 from ...nn.quantized.reference.modules.linear import _weight_qparams
 from ._patterns import BINARY, BINARY_METHODS, QAT_MODULES, QUANTIZED_MODULES, REFERENCE_MODULES
 from .prepare import is_observer_node, node_kind
@@ -94,9 +95,9 @@ class _Converter:
         return d
 
     def qparam_nodes(self, obs_mod, prefix):
-        scale, zp = obs_mod.calculate_qparams()
-        s = self.new_attr(prefix, "scale", tensor(float(scale._data.reshape(-1)[0])))
-        z = self.new_attr(prefix, "zero_point", tensor(int(zp._data.reshape(-1)[0])))
+        scale, zp = activation_qparams(obs_mod)
+        s = self.new_attr(prefix, "scale", tensor(scale))
+        z = self.new_attr(prefix, "zero_point", tensor(zp))
         return s, z
 
     def prefix_for(self, value_node, obs_node):

@@ -127,6 +127,11 @@ class _ConvNd(Module):
         if not hasattr(mod, "qconfig") or mod.qconfig is None:
             raise AssertionError("Input float module must have qconfig defined.")
         if hasattr(mod, "weight_fake_quant"):  # a QAT conv: its fake-quant holds the weight qparams
+            if hasattr(mod, "folded_weight_bias"):  # ConvBn: fold the batch norm for good
+                conv = mod.to_float()
+                conv.qconfig = mod.qconfig
+                mod.weight_fake_quant(conv.weight)  # observe the folded weight, as torch does
+                return cls._from_conv(conv, mod.weight_fake_quant, mod.activation_post_process)
             return cls._from_conv(mod, mod.weight_fake_quant, mod.activation_post_process)
         conv = mod[0] if hasattr(mod, "_modules") and "0" in mod._modules else mod
         if not hasattr(conv, "qconfig"):

@@ -22,6 +22,7 @@ from ..... import _dtype as D
 from ....._creation import tensor, zeros
 from ....._quantized.kernels import q_linear
 from ....._quantized.tensor import QTensor
+from .....nn.modules.container import Sequential
 from .....nn.modules.module import Module
 from .....nn.parameter import Parameter
 from .utils import activation_qparams, quantize_weight, quiet_quantize_per_tensor
@@ -142,16 +143,12 @@ class Linear(Module):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         """A quantized Linear from an observed float (or fused LinearReLU / QAT) Linear."""
-        from .....nn.modules.linear import Linear as FloatLinear
-        weight_post_process = getattr(mod, "weight_fake_quant", None)
-        if hasattr(mod, "activation_post_process") and type(mod).__name__ == "LinearReLU":
-            inner = mod[0]
-        else:
-            inner = mod
-        if not isinstance(inner, FloatLinear) and not hasattr(inner, "weight"):
-            raise AssertionError(f"nnq.{cls.__name__}.from_float only works for nn.Linear")
         if not hasattr(mod, "qconfig") or mod.qconfig is None:
             raise AssertionError("Input float module must have qconfig defined")
+        weight_post_process = getattr(mod, "weight_fake_quant", None)  # a QAT module
+        inner = mod[0] if isinstance(mod, Sequential) else mod  # a fused LinearReLU
+        if not hasattr(inner, "weight") or not hasattr(inner, "in_features"):
+            raise AssertionError(f"nnq.{cls.__name__}.from_float only works for nn.Linear")
         act = mod.activation_post_process
         if weight_post_process is None:
             weight_post_process = mod.qconfig.weight()

@@ -25,7 +25,7 @@ def quiet_quantize_per_tensor(x, scale, zero_point, dtype):
 
 def quantize_weight(weight, observer):
     """Quantize a float ``weight`` with the qparams its (already run) ``observer`` computed."""
-    scale, zp = observer.calculate_qparams()
+    scale, zp = observer.calculate_qparams()  # a FakeQuantize asks its observer, as torch does
     dtype = observer.dtype if observer.dtype in (D.qint8, D.quint8, D.qint32) else D.qint8
     if observer.qscheme.name in _CHANNEL:
         return _quiet(quantize_per_channel, weight.detach().float(), scale.double(), zp.long(),
@@ -35,6 +35,6 @@ def quantize_weight(weight, observer):
 
 
 def activation_qparams(observer) -> tuple:
-    """(scale float, zero_point int) of an activation observer."""
+    """(scale float, zero_point int) of an activation observer (or FakeQuantize)."""
     scale, zp = observer.calculate_qparams()
     return float(np.asarray(scale._data).reshape(-1)[0]), int(np.asarray(zp._data).reshape(-1)[0])
