@@ -25,7 +25,8 @@ from .._dispatch import wrap
 from .._tensor import Tensor
 from ..nn import functional as F
 from ..overrides import DisableTorchFunctionSubclass
-from .tensor import QTensor, _quantize_array, dequantize_array, make_qtensor, per_tensor_affine
+from .tensor import (QTensor, _no_kernel, _quantize_array, dequantize_array, make_qtensor,
+                     per_tensor_affine)
 from .qparams import choose_qparams_dynamic
 
 __all__ = ["add", "add_relu", "mul", "requantize", "q_add", "q_mul", "q_cat", "q_linear", "q_conv", "q_linear_dynamic",
@@ -62,6 +63,9 @@ def _geometry(name):
         if self._q[3] is not None and name not in _PER_CHANNEL_OK:
             raise NotImplementedError(f"Could not run 'aten::{name.strip('_')}' with arguments from the "
                                       f"'QuantizedCPU' backend for a per-channel quantized tensor.")
+        if name == "view" and any(isinstance(a, D.dtype) for a in list(args) + list(kwargs.values())):
+            raise NotImplementedError("Could not run 'aten::view.dtype' with arguments from the "
+                                      "'QuantizedCPU' backend.")
         if name == "to" and any(isinstance(a, D.dtype) and a is not self._dtype
                                 for a in list(args) + list(kwargs.values())):
             raise RuntimeError("to(): converting a quantized tensor to another dtype is not supported; "
@@ -94,6 +98,8 @@ def _same_qparams(fn, name):
     def kernel(input, *args, **kwargs):
         scale, zp = _per_tensor(input, name)
         kwargs.pop("inplace", None)
+        if kwargs.get("return_indices") or (name.startswith("max_pool") and len(args) > 5 and args[5]):
+            raise _no_kernel(name + "_with_indices")
         y = fn(input.dequantize(), *args, **kwargs)
         out = requantize(y._data, scale, zp, input._dtype)
         return out
@@ -117,6 +123,9 @@ def _dropout(input, p=0.5, training=True, inplace=False):
 def q_cat(tensors, dim: int = 0, scale=None, zero_point=None, *, out=None):
     """Concatenate quantized tensors, requantized to (``scale``, ``zero_point``) or the first's qparams."""
     tensors = list(tensors)
+    if not all(isinstance(t, QTensor) for t in tensors):
+        raise RuntimeError("cat: expected all tensors to be quantized (got a mix of quantized and "
+                           "non-quantized tensors)")
     s0, z0 = _per_tensor(tensors[0], "cat")
     scale = s0 if scale is None else scale
     zero_point = z0 if zero_point is None else zero_point

@@ -332,3 +332,40 @@ def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, re
     out = make_qtensor(t._data, storage.dtype, q)
     out._storage = t._storage
     return out
+
+
+# Tensor's own methods (ember/_tensor.py) do not all consult __torch_function__; on a QTensor every
+# one that could compute is routed through it, so it reaches a quantized kernel or raises torch's
+# NotImplementedError, never the raw integers.
+_SAFE = {"size", "dim", "ndimension", "numel", "nelement", "stride", "storage_offset", "is_contiguous",
+         "element_size", "data_ptr", "untyped_storage", "is_floating_point", "is_complex",
+         "get_device", "_make_subclass", "_op", "_version_cell", "is_shared", "is_pinned",
+         "register_hook", "retain_grad", "requires_grad_", "backward", "_is_view", "as_subclass",
+         "is_set_to", "is_inference", "dim_order", "storage", "_typed_storage"}
+_DUNDERS = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rpow__",
+            "__rmod__", "__rmatmul__", "__rand__", "__ror__", "__rxor__", "__rlshift__",
+            "__rrshift__", "__array__", "__float__", "__int__", "__index__", "__complex__")
+
+
+def _routed(name, fn):
+    def method(self, *args, **kwargs):
+        return QTensor.__torch_function__(fn, (QTensor,), (self,) + args, kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _guard_plain_methods():
+    own = vars(QTensor)
+    for name, attr in list(vars(Tensor).items()):
+        if name in own or name in _SAFE or not callable(attr) or isinstance(attr, (type, staticmethod,
+                                                                                   classmethod)):
+            continue
+        if name.startswith("__") and name not in _DUNDERS:
+            continue
+        setattr(QTensor, name, _routed(name, attr))
+    for name in _DUNDERS:
+        if name not in own and hasattr(Tensor, name):
+            setattr(QTensor, name, _routed(name, getattr(Tensor, name)))
+
+
+_guard_plain_methods()

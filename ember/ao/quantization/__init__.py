@@ -21,6 +21,7 @@ from .quantization_mappings import *  # noqa: F401,F403
 from .quantization_mappings import __all__ as _mappings_all
 from .quantize import *  # noqa: F401,F403
 from .quantize import __all__ as _quantize_all
+from . import quantize_fx  # noqa: F401
 
 __all__ = (_observer_all + _fake_quantize_all + _qconfig_all + _qconfig_mapping_all + _mappings_all
            + _quantize_all + ["QuantStub", "DeQuantStub", "QuantWrapper", "fuse_modules",
