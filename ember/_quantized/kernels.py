@@ -29,7 +29,7 @@ from .tensor import (QTensor, _no_kernel, _quantize_array, dequantize_array, mak
                      per_tensor_affine)
 from .qparams import choose_qparams_dynamic
 
-__all__ = ["add", "add_relu", "mul", "requantize", "q_add", "q_mul", "q_cat", "q_linear", "q_conv", "q_linear_dynamic",
+__all__ = ["add", "add_relu", "mul", "packed_weight", "PackedWeight", "requantize", "q_add", "q_mul", "q_cat", "q_linear", "q_conv", "q_linear_dynamic",
            "int_accumulate", "dynamic_quantize_array"]
 
 _INT_OF = {D.qint8: D.int8, D.quint8: D.uint8, D.qint32: D.int32}
@@ -105,6 +105,26 @@ def _same_qparams(fn, name):
         return out
     kernel.__name__ = name
     return kernel
+
+
+def _integer_domain(fn, name):
+    """Ops that commute with the affine map (max pooling, relu-like clamps on the zero point run as
+    ``fn`` on the stored integers held in float32, exact), keeping the input's qparams."""
+    def kernel(input, *args, **kwargs):
+        _per_tensor(input, name)
+        kwargs.pop("inplace", None)
+        if kwargs.get("return_indices") or (len(args) > 5 and args[5]):
+            raise _no_kernel(name + "_with_indices")
+        y = fn(wrap(input._data.astype(np.float32)), *args, **kwargs)._data
+        return make_qtensor(y.astype(input._data.dtype), input._dtype, input._q)
+    kernel.__name__ = name
+    return kernel
+
+
+def _q_relu(input, inplace=False):
+    _per_tensor(input, "relu")
+    out = np.maximum(input._data, np.asarray(input._q[2]).astype(input._data.dtype))
+    return make_qtensor(out, input._dtype, input._q)
 
 
 def _relu_(input):
@@ -190,6 +210,37 @@ def _float_for(k: int, amax: int, bmax: int):
     return np.float32 if k * amax * bmax < 2 ** 24 else np.float64
 
 
+class PackedWeight:
+    """A quantized weight (M, K) prepared for GEMM once: ``(w - w_zp)^T`` as float32 (float64 made on
+    first need), its largest magnitude and the per-output scale row. Cached on the weight tensor."""
+
+    __slots__ = ("t32", "t64", "absmax", "scale", "k", "ints")
+
+    def __init__(self, w: QTensor):
+        wi = _shifted(w).reshape(w.shape[0], -1)
+        self.ints = wi
+        self.k = wi.shape[1]
+        self.absmax = int(np.abs(wi).max()) if wi.size else 0
+        self.t32 = np.ascontiguousarray(wi.T.astype(np.float32))
+        self.t64 = None
+        self.scale = _weight_scale(w, (1, -1))
+
+    def matmul(self, a: np.ndarray, amax: int) -> np.ndarray:
+        """Exact ``a @ (w - w_zp)^T`` for float-held integers ``a`` (N, K) with ``|a| <= amax``."""
+        if self.k * amax * self.absmax < 2 ** 24:
+            return np.matmul(a.astype(np.float32, copy=False), self.t32)
+        if self.t64 is None:
+            self.t64 = np.ascontiguousarray(self.ints.T.astype(np.float64))
+        return np.matmul(a.astype(np.float64), self.t64)
+
+
+def packed_weight(w: QTensor) -> PackedWeight:
+    p = w.__dict__.get("_packed")
+    if p is None:
+        p = w.__dict__["_packed"] = PackedWeight(w)
+    return p
+
+
 def int_accumulate(a_int: np.ndarray, w_int: np.ndarray, w_absmax: int) -> np.ndarray:
     """Exact int32-style ``a_int @ w_int.T`` (a: (N, K), w: (M, K)) through float BLAS."""
     amax = int(np.abs(a_int).max()) if a_int.size else 0
@@ -204,42 +255,47 @@ def _weight_scale(w: QTensor, out_features_axis_shape):
     return np.asarray(scale, np.float64).reshape(out_features_axis_shape)
 
 
+def _epilogue(acc, scale_row, bias, relu):
+    v = acc * scale_row
+    if bias is not None:
+        v += bias._data
+    if relu:
+        np.maximum(v, 0, out=v)
+    return v
+
+
 def q_linear(x: QTensor, w: QTensor, bias, scale: float, zero_point: int, relu: bool = False):
     """``quantized::linear``: x (…, K) quint8, w (M, K) qint8 -> (…, M) quint8 at (scale, zero_point)."""
     sx, zx = _per_tensor(x, "quantized::linear")
-    a = _shifted(x).reshape(-1, x.shape[-1])
-    wi = _shifted(w)
-    acc = int_accumulate(a, wi, int(np.abs(wi).max()) if wi.size else 0)
-    v = acc * (sx * _weight_scale(w, (1, -1)))
-    if bias is not None:
-        v = v + bias._data.astype(np.float64)
-    if relu:
-        v = np.maximum(v, 0)
+    p = packed_weight(w)
+    a = x._data.reshape(-1, x.shape[-1]).astype(np.float32)
+    a -= np.float32(zx)
+    acc = p.matmul(a, max(zx, 255 - zx) if x._dtype is D.quint8 else 128 + abs(zx))
+    v = _epilogue(acc, sx * p.scale, bias, relu)
     v = v.astype(np.float32).reshape(*x.shape[:-1], w.shape[0])
     return requantize(v, scale, zero_point, x._dtype)
 
 
 def dynamic_quantize_array(a: np.ndarray, reduce_range: bool) -> tuple:
-    """(shifted ints, scale) of a float activation quantized to quint8 with qparams from its range."""
+    """(float32-held ``q - zero_point`` integers, scale, their largest magnitude) of a float
+    activation quantized to quint8 with qparams from its own range (torch's dynamic rule)."""
     hi = 127 if reduce_range else 255
     mn, mx = (float(a.min()), float(a.max())) if a.size else (0.0, 0.0)
     scale, zp = choose_qparams_dynamic(mn, mx, 0, hi)
-    ints = _quantize_array(a.astype(np.float32, copy=False), scale, zp, D.quint8)
-    return ints.astype(np.int32) - zp, scale
+    inv = np.float64(np.float32(1) / np.float32(scale))
+    v = (a.astype(np.float64) * inv + zp).astype(np.float32)  # one rounding, as the fused multiply-add
+    np.rint(v, out=v)
+    np.clip(v, 0, 255, out=v)
+    v -= np.float32(zp)
+    return v, scale, max(zp, 255 - zp)
 
 
 def q_linear_dynamic(x, w: QTensor, bias, reduce_range: bool = True, relu: bool = False):
     """``quantized::linear_dynamic``: float x (…, K), int8 w (M, K) -> float (…, M)."""
     a = x._data if isinstance(x, Tensor) else np.asarray(x, np.float32)
-    a2 = a.reshape(-1, a.shape[-1])
-    ai, sx = dynamic_quantize_array(a2, reduce_range)
-    wi = _shifted(w)
-    acc = int_accumulate(ai, wi, int(np.abs(wi).max()) if wi.size else 0)
-    v = acc * (np.float64(sx) * _weight_scale(w, (1, -1)))
-    if bias is not None:
-        v = v + bias._data.astype(np.float64)
-    if relu:
-        v = np.maximum(v, 0)
+    p = packed_weight(w)
+    ai, sx, amax = dynamic_quantize_array(a.reshape(-1, a.shape[-1]), reduce_range)
+    v = _epilogue(p.matmul(ai, amax), np.float64(sx) * p.scale, bias, relu)
     return wrap(v.astype(np.float32).reshape(*a.shape[:-1], w.shape[0]))
 
 
@@ -247,28 +303,37 @@ def q_conv(x: QTensor, w: QTensor, bias, stride, padding, dilation, groups: int,
            zero_point: int, relu: bool = False):
     """``quantized::conv{1,2}d``: exact integer convolution through ember's float conv, then requantize."""
     sx, zx = _per_tensor(x, "quantized::conv")
-    xi, wi = _shifted(x), _shifted(w)
-    k = int(np.prod(w.shape[1:]))
-    amax = int(np.abs(xi).max()) if xi.size else 0
-    ft = _float_for(k, amax, int(np.abs(wi).max()) if wi.size else 0)
+    p = packed_weight(w)
+    bound = max(zx, 255 - zx) if x._dtype is D.quint8 else 128 + abs(zx)
+    ft = _float_for(p.k, bound, p.absmax)
+    xf = x._data.astype(ft)
+    xf -= ft(zx)
+    wf = w.__dict__.get(("_conv", ft))
+    if wf is None:  # the shifted weight in conv layout, made once per weight and float type
+        wf = w.__dict__[("_conv", ft)] = p.ints.reshape(w.shape).astype(ft)
     conv = F.conv2d if x.ndim == 4 else F.conv1d
     # zero padding of (x - zx) is padding x with its zero point, as the quantized kernel does
-    acc = conv(wrap(xi.astype(ft)), wrap(wi.astype(ft)), None, stride, padding, dilation, groups)._data
+    acc = conv(wrap(xf), wrap(wf), None, stride, padding, dilation, groups)._data
     nd = x.ndim
-    v = acc.astype(np.float64) * (sx * _weight_scale(w, (1, -1) + (1,) * (nd - 2)))
+    # float32 epilogue: acc holds exact integers; one float32 rounding stays far inside a step
+    shape = (1, -1) + (1,) * (nd - 2)
+    v = acc.astype(np.float32, copy=False)
+    v *= (sx * _weight_scale(w, shape)).astype(np.float32)
     if bias is not None:
-        v = v + bias._data.astype(np.float64).reshape((1, -1) + (1,) * (nd - 2))
+        v += bias._data.astype(np.float32).reshape(shape)
     if relu:
-        v = np.maximum(v, 0)
-    return requantize(v.astype(np.float32), scale, zero_point, x._dtype)
+        np.maximum(v, 0, out=v)
+    return requantize(v, scale, zero_point, x._dtype)
 
 
 def _register():
     k = QTensor.KERNELS
     for name in _GEOMETRY:
         k[name] = _geometry(name)
-    for name, fn in (("relu", F.relu), ("relu6", F.relu6), ("hardtanh", F.hardtanh),
-                     ("max_pool2d", F.max_pool2d), ("max_pool1d", F.max_pool1d),
+    for name, fn in (("max_pool2d", F.max_pool2d), ("max_pool1d", F.max_pool1d)):
+        k[name] = _integer_domain(fn, name)
+    k["relu"] = _q_relu
+    for name, fn in (("relu6", F.relu6), ("hardtanh", F.hardtanh),
                      ("adaptive_avg_pool2d", F.adaptive_avg_pool2d), ("avg_pool2d", F.avg_pool2d),
                      ("leaky_relu", F.leaky_relu),
                      ("interpolate", F.interpolate), ("mean", Tensor.mean)):

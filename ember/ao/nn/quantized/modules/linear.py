@@ -16,8 +16,6 @@ Example:
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..... import _dtype as D
 from ....._creation import tensor, zeros
 from ....._quantized.kernels import q_linear
@@ -50,9 +48,6 @@ class LinearPackedParams(Module):
         self._weight = weight
         self._bias = bias
         self._packed_params = (weight, bias)
-        # |w - w_zp| bound, used to pick the exact float accumulation dtype
-        ints = weight._data.astype(np.int32)
-        self._w_int = ints if weight._q[3] is not None or weight._q[2] == 0 else ints - weight._q[2]
 
     def _weight_bias(self):
         return self._weight, self._bias

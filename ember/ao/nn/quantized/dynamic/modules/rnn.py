@@ -27,8 +27,7 @@ import numpy as np
 
 from ...... import _dtype as D
 from ......_dispatch import wrap
-from ......_quantized.kernels import _shifted, dynamic_quantize_array, int_accumulate
-from ......_quantized.tensor import QTensor
+from ......_quantized.kernels import dynamic_quantize_array, packed_weight
 from ......nn.modules.container import ModuleList
 from ......nn.modules.module import Module
 from .....quantization.observer import default_weight_observer
@@ -80,19 +79,12 @@ def _from_torch_cell(obj):
     raise RuntimeError(f"cannot read dynamic RNN weights from {type(obj).__name__}")
 
 
-def _dyn_linear(x: np.ndarray, w_int: np.ndarray, w_absmax: int, w_scale, bias, rr: bool):
-    xi, sx = dynamic_quantize_array(x, rr)
-    acc = int_accumulate(xi, w_int, w_absmax)
-    out = acc * (np.float64(sx) * w_scale)
+def _dyn_linear(x: np.ndarray, packed, bias, rr: bool):
+    xi, sx, amax = dynamic_quantize_array(x, rr)
+    out = packed.matmul(xi, amax) * (np.float64(sx) * packed.scale)
     if bias is not None:
-        out = out + bias
+        out += bias
     return out.astype(np.float32)
-
-
-def _prepared(w: QTensor):
-    wi = _shifted(w)
-    scale = np.float64(w._q[1]) if w._q[3] is None else np.asarray(w._q[1], np.float64).reshape(1, -1)
-    return wi, int(np.abs(wi).max()) if wi.size else 0, scale
 
 
 def _sigmoid(v):
@@ -147,7 +139,7 @@ class _RNNBase(Module):
         out = []
         for p in self._all_weight_values:
             w_ih, w_hh, b_ih, b_hh = p.param
-            out.append((_prepared(w_ih), _prepared(w_hh),
+            out.append((packed_weight(w_ih), packed_weight(w_hh),
                         None if b_ih is None else b_ih._data.astype(np.float64),
                         None if b_hh is None else b_hh._data.astype(np.float64)))
         return out
@@ -186,8 +178,8 @@ class _RNNBase(Module):
                 ys = np.empty((T, B, H), np.float32)
                 # the input projection of the whole sequence is one dynamic linear (one set of
                 # activation qparams), as torch's quantized RNN computes it
-                (wi, wi_max, wi_s), _, b_ih, _ = weights[k]
-                gi_all = _dyn_linear(layer_in.reshape(T * B, -1), wi, wi_max, wi_s, b_ih, rr)
+                p_ih, _, b_ih, _ = weights[k]
+                gi_all = _dyn_linear(layer_in.reshape(T * B, -1), p_ih, b_ih, rr)
                 gi_all = gi_all.reshape(T, B, -1)
                 for t in steps:
                     h, c = self._cell(gi_all[t], h, c, weights[k], rr)
@@ -270,8 +262,8 @@ class LSTM(_RNNBase):
     _FLOAT_NAME = "LSTM"
 
     def _cell(self, gi, h, c, w, rr):
-        _, (wh, wh_max, wh_s), _, b_hh = w
-        gates = gi + _dyn_linear(h, wh, wh_max, wh_s, b_hh, rr)
+        _, p_hh, _, b_hh = w
+        gates = gi + _dyn_linear(h, p_hh, b_hh, rr)
         i, f, g, o = np.split(gates, 4, axis=1)
         c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
         h = _sigmoid(o) * np.tanh(c)
@@ -285,8 +277,8 @@ class GRU(_RNNBase):
     _FLOAT_NAME = "GRU"
 
     def _cell(self, gi, h, c, w, rr):
-        _, (wh, wh_max, wh_s), _, b_hh = w
-        gh = _dyn_linear(h, wh, wh_max, wh_s, b_hh, rr)
+        _, p_hh, _, b_hh = w
+        gh = _dyn_linear(h, p_hh, b_hh, rr)
         ir, iz, in_ = np.split(gi, 3, axis=1)
         hr, hz, hn = np.split(gh, 3, axis=1)
         r, z = _sigmoid(ir + hr), _sigmoid(iz + hz)
