@@ -5,13 +5,16 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 
 @pytest.mark.timeout(240)
 def test_quantize_digits_example(tmp_path):
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    root = str(Path(__file__).resolve().parents[2])  # this checkout's ember, whatever the cwd
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run([sys.executable, "-m", "ember.examples.quantize_digits"], capture_output=True,
                           text=True, timeout=220, env=env, cwd=str(tmp_path))
     out = proc.stdout
