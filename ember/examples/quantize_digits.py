@@ -79,7 +79,7 @@ def train(model, x, y, epochs: int = 12):
             loss = loss_fn(model(x[idx]), y[idx])
             loss.backward()
             opt.step()
-        if epoch % 4 == 3:
+        if epoch % 4 == 3 or epoch == epochs - 1:
             log(f"epoch {epoch + 1}: loss {loss.item():.4f}")
     return model.eval()
 
@@ -107,11 +107,11 @@ def latency_ms(model, x, repeats: int = 20) -> float:
     return best * 1e3
 
 
-def main() -> dict:
+def main(epochs: int = 12, repeats: int = 20) -> dict:
     torch.manual_seed(SEED)
     x_train, y_train, x_test, y_test = load_digits()
     log(f"== digits CNN: {len(y_train)} train / {len(y_test)} test images ==")
-    model = train(DigitsCNN(), x_train, y_train)
+    model = train(DigitsCNN(), x_train, y_train, epochs)
     float_acc = accuracy(model, x_test, y_test)
     log(f"float test accuracy: {float_acc:.4f}")
 
@@ -126,7 +126,8 @@ def main() -> dict:
         log(quantized.code.strip())
         int8_acc = accuracy(quantized, x_test, y_test)
         sizes = (size_bytes(model), size_bytes(quantized))
-        lat = {b: (latency_ms(model, x_test[:b]), latency_ms(quantized, x_test[:b])) for b in (1, 32)}
+        lat = {b: (latency_ms(model, x_test[:b], repeats), latency_ms(quantized, x_test[:b], repeats))
+               for b in (1, 32)}
     log(f"int8 test accuracy: {int8_acc:.4f} (drop {100 * (float_acc - int8_acc):.2f} points)")
     log(f"state_dict size: float {sizes[0]} bytes, int8 {sizes[1]} bytes ({sizes[0] / sizes[1]:.2f}x "
         "smaller)")
@@ -136,4 +137,9 @@ def main() -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    import argparse
+    parser = argparse.ArgumentParser(description="FX int8 quantization of the digits CNN")
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--repeats", type=int, default=20, help="latency: calls per timing")
+    args = parser.parse_args()
+    main(args.epochs, args.repeats)

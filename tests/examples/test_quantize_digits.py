@@ -15,7 +15,8 @@ def test_quantize_digits_example(tmp_path):
     root = str(Path(__file__).resolve().parents[2])  # this checkout's ember, whatever the cwd
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run([sys.executable, "-m", "ember.examples.quantize_digits"], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "ember.examples.quantize_digits", "--epochs", "3",
+                           "--repeats", "2"], capture_output=True,
                           text=True, timeout=220, env=env, cwd=str(tmp_path))
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr[-3000:]
