@@ -139,3 +139,6 @@ from ._quantized.tensor import (qscheme, per_tensor_affine, per_channel_affine, 
 from ._quantized.fake_quantize import (fake_quantize_per_tensor_affine,  # noqa: E402
                                        fake_quantize_per_channel_affine)
 from ._quantized import kernels as _quantized_kernels  # noqa: E402,F401  (registers QTensor kernels)
+from ._quantized.kernels import (int_repr, q_per_channel_axis, q_per_channel_scales,  # noqa: E402
+                                 q_per_channel_zero_points, q_scale, q_zero_point,
+                                 quantized_batch_norm, quantized_max_pool1d, quantized_max_pool2d)

@@ -326,6 +326,54 @@ def q_conv(x: QTensor, w: QTensor, bias, stride, padding, dilation, groups: int,
     return requantize(v, scale, zero_point, x._dtype)
 
 
+# ------------------------------------------------------------------------------ torch.* functions
+def int_repr(input):
+    """torch.int_repr: the stored integers of a quantized tensor."""
+    return input.int_repr()
+
+
+def q_scale(input):
+    return input.q_scale()
+
+
+def q_zero_point(input):
+    return input.q_zero_point()
+
+
+def q_per_channel_scales(input):
+    return input.q_per_channel_scales()
+
+
+def q_per_channel_zero_points(input):
+    return input.q_per_channel_zero_points()
+
+
+def q_per_channel_axis(input):
+    return input.q_per_channel_axis()
+
+
+def quantized_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return QTensor.KERNELS["max_pool1d"](input, kernel_size, stride or None, padding, dilation,
+                                         ceil_mode)
+
+
+def quantized_max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return QTensor.KERNELS["max_pool2d"](input, kernel_size, stride or None, padding, dilation,
+                                         ceil_mode)
+
+
+def quantized_batch_norm(input, weight, bias, mean, var, eps: float, output_scale: float,
+                         output_zero_point: int):
+    """Inference batch norm of a quantized (N, C, ...) tensor, requantized to the output qparams."""
+    _per_tensor(input, "quantized_batch_norm")
+    y = F.batch_norm(input.dequantize(), mean, var, weight, bias, False, 0.0, eps)
+    return requantize(y._data, output_scale, output_zero_point, input._dtype)
+
+
+PUBLIC = ("int_repr", "q_scale", "q_zero_point", "q_per_channel_scales", "q_per_channel_zero_points",
+          "q_per_channel_axis", "quantized_max_pool1d", "quantized_max_pool2d", "quantized_batch_norm")
+
+
 def _register():
     k = QTensor.KERNELS
     for name in _GEOMETRY:
