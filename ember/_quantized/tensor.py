@@ -166,16 +166,19 @@ def quantize_per_channel(input, scales, zero_points, axis: int, dtype) -> "QTens
     warnings.warn(_DEPRECATION, UserWarning, stacklevel=2)
     a = _float_array(input)
     axis = axis + a.ndim if axis < 0 else axis
-    s = np.asarray(scales._data if isinstance(scales, Tensor) else scales, np.float64).reshape(-1)
-    z = np.asarray(zero_points._data if isinstance(zero_points, Tensor) else zero_points,
-                   np.int64).reshape(-1)
+    zarr = np.asarray(zero_points._data if isinstance(zero_points, Tensor) else zero_points)
+    float_qparams = zarr.dtype.kind == "f"  # float zero points: per_channel_affine_float_qparams
+    s = np.asarray(scales._data if isinstance(scales, Tensor) else scales,
+                   np.float32 if float_qparams else np.float64).reshape(-1)
+    z = zarr.astype(np.float32 if float_qparams else np.int64).reshape(-1)
     if s.shape[0] != a.shape[axis] or z.shape[0] != a.shape[axis]:
         raise RuntimeError(f"quantize_per_channel: expected {a.shape[axis]} scales and zero points "
                            f"(size of dim {axis}), got {s.shape[0]} and {z.shape[0]}")
     shape = [1] * a.ndim
     shape[axis] = -1
     ints = _quantize_array(a, s.reshape(shape), z.reshape(shape), dtype, per_channel=True)
-    return make_qtensor(ints, dtype, (per_channel_affine, s, z, axis))
+    scheme = per_channel_affine_float_qparams if float_qparams else per_channel_affine
+    return make_qtensor(ints, dtype, (scheme, s, z, axis))
 
 
 def dequantize(tensor):
@@ -196,6 +199,10 @@ def dequantize_array(t: "QTensor") -> np.ndarray:
     ints = t._data
     if axis is None:
         return (ints.astype(np.int64) - zp).astype(np.float32) * np.float32(scale)
+    if scheme is per_channel_affine_float_qparams:  # float zero points: float32 arithmetic
+        s = _channel_view(np.asarray(scale, np.float32), ints.ndim, axis)
+        z = _channel_view(np.asarray(zp, np.float32), ints.ndim, axis)
+        return (ints.astype(np.float32) - z) * s
     s = _channel_view(np.asarray(scale, np.float64), ints.ndim, axis)  # per channel: double scales
     z = _channel_view(np.asarray(zp, np.int64), ints.ndim, axis)
     return ((ints.astype(np.int64) - z) * s).astype(np.float32)
@@ -237,11 +244,11 @@ class QTensor(Tensor):
 
     def q_per_channel_scales(self):
         self._per_channel_only("q_per_channel_scales")
-        return wrap(np.array(self._q[1], np.float64))
+        return wrap(np.array(self._q[1]))
 
     def q_per_channel_zero_points(self):
         self._per_channel_only("q_per_channel_zero_points")
-        return wrap(np.array(self._q[2], np.int64))
+        return wrap(np.array(self._q[2]))
 
     def q_per_channel_axis(self) -> int:
         self._per_channel_only("q_per_channel_axis")
@@ -303,7 +310,8 @@ class QTensor(Tensor):
         if axis is None:
             params = (scheme, scale, zp)
         else:
-            params = (scheme, wrap(np.array(scale, np.float64)), wrap(np.array(zp, np.int64)), axis)
+            # float-qparams tensors travel as per_channel_affine with float zero points (as torch's)
+            params = (per_channel_affine, wrap(np.array(scale)), wrap(np.array(zp)), axis)
         from collections import OrderedDict
         st = self.untyped_storage()
         return (_rebuild_qtensor, (TypedStorage(st, self._dtype), self.storage_offset(),
@@ -324,8 +332,12 @@ def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, re
         q = (per_tensor_affine, float(quantizer_params[1]), int(quantizer_params[2]), None)
     elif scheme in (per_channel_affine, per_channel_symmetric, per_channel_affine_float_qparams):
         _, scales, zps, axis = quantizer_params
+        # torch pickles float-qparams tensors as per_channel_affine with float zero points
+        fq = scheme is per_channel_affine_float_qparams or np.asarray(zps._data).dtype.kind == "f"
+        scheme = per_channel_affine_float_qparams if fq else scheme
         q = (scheme if scheme is not per_channel_symmetric else per_channel_affine,
-             np.asarray(scales._data, np.float64).copy(), np.asarray(zps._data, np.int64).copy(), int(axis))
+             np.asarray(scales._data, np.float32 if fq else np.float64).copy(),
+             np.asarray(zps._data, np.float32 if fq else np.int64).copy(), int(axis))
     else:
         raise RuntimeError(f"Can't deserialize quantized tensor with qscheme {scheme}")
     t = tensor_over_storage(storage, storage_offset, size, stride)

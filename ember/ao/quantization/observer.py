@@ -30,7 +30,7 @@ __all__ = ["ObserverBase", "UniformQuantizationObserverBase", "MinMaxObserver",
            "MovingAveragePerChannelMinMaxObserver", "PlaceholderObserver", "NoopObserver",
            "ReuseInputObserver", "FixedQParamsObserver", "RecordingObserver", "default_observer",
            "default_weight_observer", "default_per_channel_weight_observer", "default_placeholder_observer",
-           "default_dynamic_quant_observer", "default_reuse_input_observer", "default_debug_observer",
+           "default_dynamic_quant_observer", "default_reuse_input_observer", "default_float_qparams_observer", "default_debug_observer",
            "weight_observer_range_neg_127_to_127", "per_channel_weight_observer_range_neg_127_to_127",
            "default_fixed_qparams_range_0to1_observer", "default_fixed_qparams_range_neg1to1_observer",
            "get_observer_state_dict", "load_observer_state_dict"]
@@ -489,6 +489,8 @@ default_per_channel_weight_observer = PerChannelMinMaxObserver.with_args(
     dtype=D.qint8, qscheme=per_channel_symmetric)
 per_channel_weight_observer_range_neg_127_to_127 = PerChannelMinMaxObserver.with_args(
     dtype=D.qint8, qscheme=per_channel_symmetric, quant_min=-127, quant_max=127, eps=2 ** -12)
+default_float_qparams_observer = PerChannelMinMaxObserver.with_args(
+    dtype=D.quint8, qscheme=per_channel_affine_float_qparams, ch_axis=0)
 default_dynamic_quant_observer = PlaceholderObserver.with_args(
     dtype=D.quint8, quant_min=0, quant_max=255, is_dynamic=True)
 default_reuse_input_observer = ReuseInputObserver

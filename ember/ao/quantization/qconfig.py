@@ -16,7 +16,8 @@ from .fake_quantize import (FakeQuantize, FusedMovingAvgObsFakeQuantize, default
                             default_per_channel_weight_fake_quant, default_weight_fake_quant)
 from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver,
                        NoopObserver, PlaceholderObserver, default_debug_observer,
-                       default_dynamic_quant_observer, default_observer,
+                       default_dynamic_quant_observer, default_float_qparams_observer,
+                       default_observer,
                        default_per_channel_weight_observer, default_placeholder_observer,
                        default_weight_observer)
 from ..._quantized.tensor import per_channel_symmetric, per_tensor_symmetric
@@ -71,7 +72,7 @@ float16_dynamic_qconfig = QConfig(activation=PlaceholderObserver.with_args(dtype
 float16_static_qconfig = QConfig(activation=PlaceholderObserver.with_args(dtype=D.float16),
                                  weight=PlaceholderObserver.with_args(dtype=D.float16))
 float_qparams_weight_only_qconfig = QConfig(activation=default_placeholder_observer,
-                                            weight=default_per_channel_weight_observer)
+                                            weight=default_float_qparams_observer)
 default_qat_qconfig = QConfig(activation=default_fake_quant, weight=default_weight_fake_quant)
 default_weight_only_qconfig = QConfig(activation=NoopObserver, weight=default_weight_fake_quant)
 default_activation_only_qconfig = QConfig(activation=default_fake_quant, weight=NoopObserver)

@@ -26,6 +26,8 @@ DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
     QuantStub: nnq.Quantize,
     DeQuantStub: nnq.DeQuantize,
     nn.BatchNorm2d: nnq.BatchNorm2d,
+    nn.Embedding: nnq.Embedding,
+    nn.EmbeddingBag: nnq.EmbeddingBag,
     nn.Conv1d: nnq.Conv1d,
     nn.Conv2d: nnq.Conv2d,
     nn.Hardswish: nnq.Hardswish,
@@ -50,6 +52,8 @@ DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {
     nn.Linear: nnqd.Linear,
     nn.LSTM: nnqd.LSTM,
     nni.LinearReLU: nniq.dynamic.LinearReLU,
+    nn.Embedding: nnq.Embedding,
+    nn.EmbeddingBag: nnq.EmbeddingBag,
 }
 
 DEFAULT_QAT_MODULE_MAPPINGS = {

@@ -13,6 +13,7 @@ from ....._creation import tensor
 from .....nn.modules.module import Module
 from .activation import Dropout, Hardswish, LeakyReLU, ReLU6, Sigmoid
 from .conv import Conv1d, Conv2d
+from .embedding_ops import Embedding, EmbeddingBag, EmbeddingPackedParams
 from .functional_modules import FloatFunctional, FXFloatFunctional, QFunctional
 from .linear import Linear, LinearPackedParams
 from .normalization import BatchNorm2d, LayerNorm
@@ -20,7 +21,7 @@ from .utils import activation_qparams, quiet_quantize_per_tensor
 
 __all__ = ["Quantize", "DeQuantize", "Linear", "LinearPackedParams", "Conv1d", "Conv2d", "ReLU6",
            "Hardswish", "LeakyReLU", "Dropout", "Sigmoid", "LayerNorm", "BatchNorm2d", "FloatFunctional",
-           "FXFloatFunctional", "QFunctional"]
+           "FXFloatFunctional", "QFunctional", "Embedding", "EmbeddingBag", "EmbeddingPackedParams"]
 
 
 class Quantize(Module):

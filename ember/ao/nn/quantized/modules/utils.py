@@ -27,6 +27,9 @@ def quantize_weight(weight, observer):
     """Quantize a float ``weight`` with the qparams its (already run) ``observer`` computed."""
     scale, zp = observer.calculate_qparams()  # a FakeQuantize asks its observer, as torch does
     dtype = observer.dtype if observer.dtype in (D.qint8, D.quint8, D.qint32) else D.qint8
+    if observer.qscheme.name == "per_channel_affine_float_qparams":
+        return _quiet(quantize_per_channel, weight.detach().float(), scale.float(), zp.float(),
+                      observer.ch_axis, dtype)
     if observer.qscheme.name in _CHANNEL:
         return _quiet(quantize_per_channel, weight.detach().float(), scale.double(), zp.long(),
                       observer.ch_axis, dtype)
