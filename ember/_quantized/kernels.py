@@ -36,7 +36,8 @@ _INT_OF = {D.qint8: D.int8, D.quint8: D.uint8, D.qint32: D.int32}
 _GEOMETRY = ("view", "reshape", "flatten", "permute", "transpose", "t", "squeeze", "unsqueeze",
              "contiguous", "clone", "detach", "__getitem__", "select", "narrow", "expand", "view_as",
              "reshape_as", "unflatten", "movedim", "chunk", "split", "unbind", "detach_", "cpu", "to",
-             "requires_grad_")
+             "requires_grad_", "as_strided", "unfold", "tensor_split", "expand_as", "swapaxes",
+             "swapdims", "moveaxis", "hsplit", "vsplit", "dsplit", "split_with_sizes", "mT", "T")
 _PER_CHANNEL_OK = ("clone", "detach", "contiguous", "cpu", "detach_", "requires_grad_")
 
 
@@ -59,7 +60,9 @@ def _requalify(r, like: QTensor):
 
 
 def _geometry(name):
-    def kernel(self, *args, **kwargs):
+    def kernel(func, self, *args, **kwargs):
+        if not isinstance(self, QTensor):
+            raise _no_kernel(name)
         if self._q[3] is not None and name not in _PER_CHANNEL_OK:
             raise NotImplementedError(f"Could not run 'aten::{name.strip('_')}' with arguments from the "
                                       f"'QuantizedCPU' backend for a per-channel quantized tensor.")
@@ -73,9 +76,10 @@ def _geometry(name):
         if name == "to":
             return self
         with DisableTorchFunctionSubclass():
-            r = getattr(Tensor, name)(_plain(self), *args, **kwargs)
+            r = func(_plain(self), *args, **kwargs)
         return _requalify(r, self)
     kernel.__name__ = name
+    kernel.takes_func = True
     return kernel
 
 

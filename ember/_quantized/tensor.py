@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import wrap
+from .._tensor_base import new_tensor
 from .._tensor import Tensor
 from .qparams import choose_qparams_dynamic
 
@@ -102,12 +103,7 @@ def _quantize_array(a: np.ndarray, scale, zero_point, dtype, per_channel: bool =
 
 def make_qtensor(ints: np.ndarray, dtype, q: tuple) -> "QTensor":
     """A QTensor over ``ints`` (stored integers) with quantizer ``q = (scheme, scale, zp, axis)``."""
-    t = _new(QTensor)
-    t._data = ints
-    t._dtype = dtype
-    t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
-    t._output_nr = 0
-    t._requires_grad = False
+    t = new_tensor(QTensor, ints, dtype)
     t._q = q
     return t
 
@@ -228,6 +224,8 @@ class QTensor(Tensor):
         impl = cls.KERNELS.get(name)
         if impl is None:
             raise _no_kernel(name)
+        if getattr(impl, "takes_func", False):  # geometry kernels rerun the very function called
+            return impl(func, *args, **(kwargs or {}))
         return impl(*args, **(kwargs or {}))
 
     # ------------------------------------------------------------------ the quantizer
@@ -297,7 +295,7 @@ class QTensor(Tensor):
         return _add_suffixes(body, suffixes, len("tensor("))
 
     def __getitem__(self, index):
-        return QTensor.KERNELS["__getitem__"](self, index)
+        return QTensor.KERNELS["__getitem__"](Tensor.__getitem__, self, index)
 
     def __setitem__(self, index, value):
         raise NotImplementedError("Could not run 'aten::index_put_' with arguments from the "
@@ -368,13 +366,16 @@ def _routed(name, fn):
 
 def _guard_plain_methods():
     own = vars(QTensor)
-    for name, attr in list(vars(Tensor).items()):
-        if name in own or name in _SAFE or not callable(attr) or isinstance(attr, (type, staticmethod,
-                                                                                   classmethod)):
+    every = {}
+    for klass in reversed(Tensor.__mro__[:-1]):  # every Tensor method, mixins included
+        every.update(vars(klass))
+    for name, attr in list(every.items()):
+        if name in own or name in _SAFE or not callable(attr) or name.startswith("_") and \
+                not name.startswith("__") or isinstance(attr, (type, staticmethod, classmethod)):
             continue
         if name.startswith("__") and name not in _DUNDERS:
             continue
-        setattr(QTensor, name, _routed(name, attr))
+        setattr(QTensor, name, _routed(name, getattr(Tensor, name)))
     for name in _DUNDERS:
         if name not in own and hasattr(Tensor, name):
             setattr(QTensor, name, _routed(name, getattr(Tensor, name)))
