@@ -21,8 +21,9 @@ from .._tensor import Tensor
 from ..amp.autocast_mode import autocast
 from ..autograd import grad_mode
 from ..nn import Module
-from .call_rules import _is_ember_fn, items_of
+from .trace_rules import _is_ember_fn
 from .exc import Unsupported
+from .variables import items_of
 from .variables import (ConstVT, CtxVT, DictVT, IteratorVT, ListVT, MethodVT, NestedFunctionVT,
                         NNModuleVT, ObjectVT, SetVT, SuperVT, SymFloatVT, TensorVT, TupleVT,
                         UserFunctionVT, UserObjectVT)

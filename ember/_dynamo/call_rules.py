@@ -30,6 +30,8 @@ from .variables import (NULL, CellVT, ConstVT, CtxVT, DictVT, IteratorVT, ListVT
                         NestedFunctionVT, NNModuleVT, ObjectVT, SetVT, SliceVT, SuperVT,
                         SymFloatVT, TensorMethodVT, TensorVT, TupleVT, UserFunctionVT, UserObjectVT)
 from . import graph_ops, trace_rules
+from .builtin_rules import call_builtin, call_container_method
+from .trace_rules import _is_ember_fn
 from .module_rules import _MISSING, ModuleRules, _container_names, _static_lookup
 
 BINARY_OPS = {
@@ -449,7 +451,6 @@ class CallRules(ModuleRules):
 
     # ------------------------------------------------------------------ calls
     def call(self, fn, args, kwargs):
-        from .builtin_rules import call_builtin, call_container_method
         args = list(args)
         target = fn.fn if isinstance(fn, UserFunctionVT) else \
             fn.value if isinstance(fn, ObjectVT) else fn.obj if isinstance(fn, UserObjectVT) else None
@@ -488,7 +489,6 @@ class CallRules(ModuleRules):
 
 
     def inline(self, fn, args, kwargs):
-        from .symbolic_convert import Translator
         if isinstance(fn, UserFunctionVT):
             f = fn.fn
             if _is_ember_fn(f) and not _is_module_method(f):
@@ -509,7 +509,8 @@ class CallRules(ModuleRules):
             gsrc = "G" if f_globals is self.root().f_globals else self.output.guards._const(f_globals)
         f_locals = bind_args(code, defaults, kwdefaults, args, kwargs)
         cells = dict(zip(code.co_freevars, closure))
-        tx = Translator(code, f_locals, cells, self.output, f_globals, gsrc, parent=self)
+        # self is the symbolic_convert.Translator (a CallRules subclass): a nested one inlines the call
+        tx = type(self)(code, f_locals, cells, self.output, f_globals, gsrc, parent=self)
         ret = tx.run()
         if tx.yielded is not None:
             return IteratorVT(tx.yielded)
@@ -558,11 +559,6 @@ class CtxExitLike:
 
 def _is_ember_module(mod) -> bool:
     return mod.__name__ == "ember" or mod.__name__.startswith("ember.")
-
-
-def _is_ember_fn(fn) -> bool:
-    mod = getattr(fn, "__module__", None) or ""
-    return mod == "ember" or mod.startswith("ember.")
 
 
 def _is_module_method(fn) -> bool:

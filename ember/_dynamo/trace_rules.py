@@ -29,3 +29,9 @@ def allow_in_graph(fn):
 
 def is_allowed(fn) -> bool:
     return allowed.get(id(fn)) is fn
+
+
+def _is_ember_fn(fn) -> bool:
+    """A function or class defined in ember (recorded as one graph node, never inlined)."""
+    mod = getattr(fn, "__module__", None) or ""
+    return mod == "ember" or mod.startswith("ember.")

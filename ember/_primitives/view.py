@@ -296,7 +296,6 @@ def as_strided_backward(grad, *, size, stride, storage_offset, input_geometry):
 
 @as_strided_backward.meta
 def _(grad, *, size, stride, storage_offset, input_geometry):
-    from ._registry import TensorMeta
     return TensorMeta(tuple(input_geometry[0]), grad.dtype)
 
 
@@ -344,7 +343,6 @@ def as_strided_scatter(a, src, *, size, stride, storage_offset=0):
 
 @as_strided_scatter.meta
 def _(a, src, *, size, stride, storage_offset=0):
-    from ._registry import TensorMeta
     if tuple(src.shape) != tuple(size):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(size)}")

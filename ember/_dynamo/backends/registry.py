@@ -1,8 +1,9 @@
 """The backend registry: names -> ``backend(gm, example_inputs) -> callable``.
 
-``"eager"`` runs the captured graph as generated Python. ``"inductor"`` and ``"aot_eager"`` are
-registered under their torch names; until their own stages land they run the eager backend and
-say so once (logger ``ember._dynamo``, level WARNING), so a benchmark never mistakes them.
+``"eager"`` runs the captured graph as generated Python; ``"aot_eager"`` runs it through AOT
+autograd (``ember._functorch``: forward and backward graphs, interpreted node by node).
+``"inductor"`` is registered under its torch name; until generated kernels land it runs the eager
+backend and says so once (logger ``ember._dynamo``, level WARNING), so a benchmark never mistakes it.
 
 Example:
     >>> from ember._dynamo.backends.registry import list_backends, lookup_backend
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import logging
 
+from ..._functorch.compilers import aot_eager as _aot_eager
 from ..exc import InvalidBackend
 
 _BACKENDS: dict = {}
@@ -70,4 +72,4 @@ def _stand_in(name: str):
 
 
 register_backend(_stand_in("inductor"), name="inductor")
-register_backend(_stand_in("aot_eager"), name="aot_eager", tags=("debug",))
+register_backend(_aot_eager, name="aot_eager", tags=("debug",))
