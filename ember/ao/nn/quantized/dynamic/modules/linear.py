@@ -54,11 +54,9 @@ class Linear(QLinear):
         """Quantize a float Linear's weight with its qconfig's weight observer (default: per-tensor)."""
         inner = mod[0] if type(mod).__name__ == "LinearReLU" else mod
         qconfig = getattr(mod, "qconfig", None)
-        if qconfig is not None and qconfig.weight is not None:
-            observer = qconfig.weight()
-        else:
-            from .....quantization.observer import default_weight_observer
-            observer = default_weight_observer()
+        if qconfig is None or qconfig.weight is None:  # quantize_dynamic always sets one
+            raise AssertionError("Input float module must have qconfig defined")
+        observer = qconfig.weight()
         dtype = observer.dtype
         if dtype is not D.qint8:
             raise RuntimeError(f"Unsupported dtype specified for dynamic quantized Linear: {dtype}")

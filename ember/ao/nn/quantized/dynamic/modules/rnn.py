@@ -30,8 +30,7 @@ from ......_dispatch import wrap
 from ......_quantized.kernels import dynamic_quantize_array, packed_weight
 from ......nn.modules.container import ModuleList
 from ......nn.modules.module import Module
-from .....quantization.observer import default_weight_observer
-from ...modules.utils import quantize_weight
+from ...modules.utils import quantize_weight, quiet_quantize_per_tensor
 from .linear import reduce_range
 
 __all__ = ["LSTM", "GRU", "PackedParameter"]
@@ -109,8 +108,8 @@ class _RNNBase(Module):
         for layer in range(num_layers):
             in_size = input_size if layer == 0 else hidden_size * dirs
             for _ in range(dirs):
-                w_ih = quantize_weight(_zeros(g, in_size), _fresh_observer(_zeros(g, in_size)))
-                w_hh = quantize_weight(_zeros(g, hidden_size), _fresh_observer(_zeros(g, hidden_size)))
+                w_ih = quiet_quantize_per_tensor(_zeros(g, in_size), 1.0, 0, D.qint8)
+                w_hh = quiet_quantize_per_tensor(_zeros(g, hidden_size), 1.0, 0, D.qint8)
                 b = wrap(np.zeros(g, np.float32)) if bias else None
                 params.append(PackedParameter((w_ih, w_hh, b, b)))
         self._all_weight_values = ModuleList(params)
@@ -221,8 +220,9 @@ class _RNNBase(Module):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         """Quantize each weight matrix of a float RNN with its qconfig's weight observer."""
         qconfig = getattr(mod, "qconfig", None)
-        make_obs = qconfig.weight if qconfig is not None and qconfig.weight is not None \
-            else default_weight_observer
+        if qconfig is None or qconfig.weight is None:  # quantize_dynamic always sets one
+            raise AssertionError("Input float module must have qconfig defined")
+        make_obs = qconfig.weight
         if getattr(mod, "proj_size", 0):
             raise NotImplementedError("dynamic quantized LSTM with proj_size is not supported")
         q = cls(mod.input_size, mod.hidden_size, mod.num_layers, mod.bias, mod.batch_first,
@@ -247,12 +247,6 @@ class _RNNBase(Module):
 
 def _zeros(*shape):
     return wrap(np.zeros(shape, np.float32))
-
-
-def _fresh_observer(w):
-    obs = default_weight_observer()
-    obs(w)
-    return obs
 
 
 class LSTM(_RNNBase):
