@@ -97,7 +97,8 @@ from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, Double
                       use_deterministic_algorithms)
 
 # subpackages and names imported on first use, keeping `import ember` fast
-_LAZY_MODULES = ("fx", "amp", "cpu", "distributions", "func", "jit", "hub", "distributed", "onnx")
+_LAZY_MODULES = ("fx", "amp", "cpu", "distributions", "func", "jit", "hub", "distributed", "onnx",
+                 "version", "torch_version")
 _LAZY_AMP = ("autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
              "set_autocast_dtype", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
              "get_autocast_gpu_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
@@ -125,6 +126,8 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
+    if name == "install_as_torch":  # the opt-in import torch -> ember alias
+        return importlib.import_module("._torch_alias", __name__).install_as_torch
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
     for why, names in _UNSUPPORTED.items():
