@@ -4,8 +4,23 @@ Times (best of several ``timeit`` repeats, microseconds per call) for (8,) add, 
 64x64 matmul, each with inputs that do and do not require grad (forward only), and a 20-op chain
 forward + backward on small tensors. Prints ember us, torch us and the ratio.
 
-Usage: ``python bench/op_overhead.py [--number N] [--repeat R] [--profile]`` (``--profile`` adds a
-cProfile summary of ember's own time for the add and the chain).
+Then a per-stage breakdown of ember's own time per op (microseconds), each stage timed on its own or
+as the difference of two nested calls, next to torch's totals:
+
+  method    the public call (``a + b``) minus ``dispatch(op, ...)`` (argument handling, override check)
+  dispatch  ``dispatch(op, ...)`` minus plan, kernel and wrap (mode check, unpacking, bookkeeping)
+  plan      the dtype promotion plan of a pointwise op (a dict lookup when warm)
+  kernel    the NumPy kernel on the raw arrays
+  wrap      making the output Tensor around the kernel's array
+  record    the same call with inputs that require grad minus without (Node, edges, saved values)
+  node      the op's backward Node ``apply`` (the derivative in ember ops)
+  engine    ``out.backward(g)`` minus the Node's apply (graph walk, buffers, AccumulateGrad)
+
+The primitive call behind each public call is captured with a ``TorchDispatchMode``. Each cell is
+the median over ``--runs`` runs of the best-of-``--repeat`` time.
+
+Usage: ``python bench/op_overhead.py [--number N] [--repeat R] [--runs K] [--profile]``
+(``--profile`` adds a cProfile summary of ember's own time for the add and the chain).
 """
 from __future__ import annotations
 
@@ -15,6 +30,7 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+import statistics  # noqa: E402
 import timeit  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -88,10 +104,116 @@ def profile(fn, n: int, title: str, top: int = 14) -> None:
     pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(top)
 
 
+STAGES = ("method", "dispatch", "plan", "kernel", "wrap", "record", "node", "engine")
+
+
+def stage_cases(lib):
+    """name -> (public call on plain inputs, the same on inputs requiring grad)."""
+    rng = np.random.default_rng(1)
+    out = {}
+    for name, shape, fn in (("add (8,)", (8,), lambda a, b: a + b),
+                            ("mul (8,)", (8,), lambda a, b: a * b),
+                            ("relu (8,)", (8,), lambda a, b: lib.relu(a)),
+                            ("sum (8,)", (8,), lambda a, b: a.sum()),
+                            ("matmul 64x64", (64, 64), lambda a, b: a @ b)):
+        pair = []
+        for grad in (False, True):
+            a = lib.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=grad)
+            b = lib.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=grad)
+            pair.append((fn, a, b))
+        out[name] = pair
+    return out
+
+
+def _captured_call(ember, fn, a, b):
+    """The one primitive call (op, args, params) behind ``fn(a, b)``."""
+    from ember.utils._python_dispatch import TorchDispatchMode
+
+    calls = []
+
+    class Capture(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            calls.append((func, args, kwargs or {}))
+            return func(*args, **(kwargs or {}))
+
+    with Capture():
+        fn(a, b)
+    assert len(calls) == 1, f"expected one primitive call, got {[c[0] for c in calls]}"
+    return calls[0]
+
+
+def _direct(dispatch, op, args, params):
+    """A zero-argument call of ``dispatch(op, *args, **params)`` costing no more than a method's own
+    call of it (no star-unpacking for the common arities)."""
+    if params:
+        return lambda: dispatch(op, *args, **params)
+    if len(args) == 1:
+        x, = args
+        return lambda: dispatch(op, x)
+    x, y = args
+    return lambda: dispatch(op, x, y)
+
+
+def ember_stages(ember, pair, number: int, repeat: int) -> dict:
+    """Microseconds per stage for one op (see the module docstring)."""
+    from ember import _dispatch as disp
+    (fn, a, b), (gfn, ga, gb) = pair
+    op, args, params = _captured_call(ember, fn, a, b)
+    _, gargs, _ = _captured_call(ember, gfn, ga, gb)
+    arrays = [x._data if isinstance(x, ember.Tensor) else x for x in args]
+    res = op.kernel(*arrays, **params)
+    t = {}
+    public = best_us(lambda: fn(a, b), number, repeat)
+    call = best_us(_direct(disp.dispatch, op, args, params), number, repeat)
+    t["kernel"] = best_us(lambda: op.kernel(*arrays, **params), number, repeat)
+    t["plan"] = (best_us(lambda: disp._plan(op, args), number, repeat)
+                 if op.promotion != "none" else 0.0)
+    dt = disp.dispatch(op, *args, **params).dtype
+    t["wrap"] = best_us(lambda: disp.wrap(res, dt), number, repeat)
+    t["method"] = public - call
+    t["dispatch"] = call - t["kernel"] - t["plan"] - t["wrap"]
+    t["record"] = best_us(_direct(disp.dispatch, op, gargs, params), number, repeat) - call
+    out = gfn(ga, gb)
+    g = ember.ones_like(out)
+    node = out.grad_fn
+    t["node"] = best_us(lambda: node.apply([g]), number, repeat)
+    bwd = best_us(lambda: out.backward(g, retain_graph=True), number, repeat)
+    t["engine"] = bwd - t["node"]
+    t["ember fwd"] = public
+    t["ember fwd+bwd"] = best_us(lambda: gfn(ga, gb).backward(g), number, repeat)
+    return t
+
+
+def torch_totals(torch, pair, number: int, repeat: int) -> dict:
+    (fn, a, b), (gfn, ga, gb) = pair
+    g = torch.ones_like(gfn(ga, gb))
+    return {"torch fwd": best_us(lambda: fn(a, b), number, repeat),
+            "torch fwd+bwd": best_us(lambda: gfn(ga, gb).backward(g), number, repeat)}
+
+
+def print_stages(ember, torch, number: int, repeat: int, runs: int) -> None:
+    e_cases, t_cases = stage_cases(ember), stage_cases(torch)
+    cols = STAGES + ("ember fwd", "torch fwd", "ember fwd+bwd", "torch fwd+bwd")
+    print(f"\nper-stage us (median of {runs} runs, best of {repeat} x {number} calls each)")
+    print(f"{'op':<14}" + "".join(f"{c:>9}" if len(c) < 9 else f" {c:>8}"[-9:] for c in STAGES)
+          + f"{'e fwd':>8}{'t fwd':>8}{'e f+b':>8}{'t f+b':>8}")
+    for name in e_cases:
+        samples = []
+        for _ in range(runs):
+            s = ember_stages(ember, e_cases[name], number, repeat)
+            s.update(torch_totals(torch, t_cases[name], number, repeat))
+            samples.append(s)
+        med = {c: statistics.median(s[c] for s in samples) for c in cols}
+        print(f"{name:<14}" + "".join(f"{med[c]:>9.2f}" for c in STAGES)
+              + "".join(f"{med[c]:>8.2f}" for c in cols[len(STAGES):]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--number", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=3, help="runs of the stage table (median)")
+    parser.add_argument("--stages-only", action="store_true", help="print only the stage table")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
 
@@ -101,18 +223,24 @@ def main() -> None:
     import ember
     torch.set_num_threads(1)
     with threadpool_limits(1):
-        e_cases, t_cases = cases(ember), cases(torch)
-        print(f"{'op':<28}{'ember us':>10}{'torch us':>10}{'ratio':>8}")
-        for name in e_cases:
-            number = max(50, args.number // 20) if name.startswith("chain") else args.number
-            e = best_us(e_cases[name], number, args.repeat)
-            t = best_us(t_cases[name], number, args.repeat)
-            print(f"{name:<28}{e:>10.2f}{t:>10.2f}{e / t:>8.2f}")
+        if not args.stages_only:
+            print_totals(ember, torch, args.number, args.repeat)
+        print_stages(ember, torch, args.number, args.repeat, args.runs)
         if args.profile:
+            e_cases = cases(ember)
             profile(e_cases["add (8,)"], 20000, "add (8,)")
             profile(e_cases["add (8,) (grad)"], 20000, "add (8,) (grad)")
             profile(e_cases["chain 20 ops fwd+bwd"], 500, "chain 20 ops fwd+bwd")
 
+
+def print_totals(ember, torch, number: int, repeat: int) -> None:
+    e_cases, t_cases = cases(ember), cases(torch)
+    print(f"{'op':<28}{'ember us':>10}{'torch us':>10}{'ratio':>8}")
+    for name in e_cases:
+        n = max(50, number // 20) if name.startswith("chain") else number
+        e = best_us(e_cases[name], n, repeat)
+        t = best_us(t_cases[name], n, repeat)
+        print(f"{name:<28}{e:>10.2f}{t:>10.2f}{e / t:>8.2f}")
 
 if __name__ == "__main__":
     main()

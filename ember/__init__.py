@@ -134,3 +134,5 @@ def __getattr__(name):
         if name in names:
             raise AttributeError(f"module 'ember' has no attribute '{name}': {why}")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+_LAZY_MODULES += ("ops", "library")  # torch.ops / torch.library, loaded on first use
+_LAZY_MODULES += ("_C", "_custom_ops")  # torch._C, torch._custom_ops: names libraries touch on import

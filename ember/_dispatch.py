@@ -6,7 +6,7 @@ Order of a call:
      (pointwise ops first promote dtypes by torch's rules; float16/bfloat16 compute in float32);
      when NumPy raises, the meta rule re-runs to raise torch's exception and message;
   3. outputs are wrapped as Tensors (views share the base's version counter and record ``_base``);
-  4. when grad mode is on and an input requires grad, a Node records the backward.
+  4. when grad mode is on and an input requires grad, ``autograd._recording.record`` makes the Node.
 
 In-place and ``out=`` variants (``_dispatch_inplace.py``) run this same path, then write into the
 target, bump its version and, for views, rewrite the base's history (CopySlices).
@@ -21,23 +21,14 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU, META
 from ._shape import broadcast_shapes, contiguous_strides
-from ._tensor_base import AutogradMeta, TensorBase
+from ._primitives._registry import OpDef, TensorMeta, set_dispatcher
+from ._tensor_base import TensorBase, new_tensor, shape_of as _shape
+from .autograd._recording import record
 from .autograd.grad_mode import STATE
-from .autograd.graph import (AccumulateGrad, LOCAL as GRAPH_LOCAL, SavedTensor,
-                             node_class_for)
-from .autograd.graph import _seq as _SEQ
-from ._primitives._registry import OpDef, TensorMeta
 
-
-def _stack_trace():
-    import traceback
-    return traceback.format_stack()[:-3]
-
-__all__ = ["dispatch", "wrap", "set_tensor_class",
-           "TorchDispatchMode", "edge_of"]
+__all__ = ["dispatch", "wrap", "set_tensor_class", "TorchDispatchMode"]
 
 DEBUG = int(os.environ.get("EMBER_DEBUG", "0") or 0)
-_new = object.__new__
 _ndarray = np.ndarray
 _FROM_NP = D.FROM_NP
 _LOW = (D.float16, D.bfloat16)
@@ -51,16 +42,13 @@ def set_tensor_class(cls) -> None:
     Tensor = cls
 
 
-OpDef.__call__ = lambda self, *args, **params: dispatch(self, *args, **params)
-
-
 # ------------------------------------------------------------------------------ dispatch modes
 class _ModeState(threading.local):
     def __init__(self):
         self.stack = []
 
 
-_MODES = _ModeState()
+MODES = _ModeState()
 _any_mode = [False]
 
 
@@ -73,12 +61,12 @@ class TorchDispatchMode:
         raise NotImplementedError
 
     def __enter__(self):
-        _MODES.stack.append(self)
+        MODES.stack.append(self)
         _any_mode[0] = True
         return self
 
     def __exit__(self, *exc):
-        _MODES.stack.remove(self)
+        MODES.stack.remove(self)
 
     @classmethod
     def push(cls, *args, **kwargs):
@@ -86,20 +74,20 @@ class TorchDispatchMode:
 
 
 def _via_mode(op, args, params):
-    stack = _MODES.stack
+    stack = MODES.stack
     mode = stack.pop()
     try:
-        types = tuple({type(a) for a in _flat_tensors(args)})
+        types = tuple({type(a) for a in flat_tensors(args)})
         return mode.__torch_dispatch__(op, types, args, params)
     finally:
         stack.append(mode)
 
 
 def current_modes() -> list:
-    return list(_MODES.stack)
+    return list(MODES.stack)
 
 
-def _flat_tensors(args):
+def flat_tensors(args):
     for a in args:
         if isinstance(a, TensorBase):
             yield a
@@ -110,30 +98,14 @@ def _flat_tensors(args):
 # ------------------------------------------------------------------------------ wrapping
 def wrap(arr: np.ndarray, dtype=None) -> "Tensor":
     """A fresh cpu Tensor over ``arr`` (no autograd)."""
-    t = _new(Tensor)
-    t._data = arr
-    t._dtype = dtype or _FROM_NP[arr.dtype]
-    t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
-    t._output_nr = 0
-    t._requires_grad = False
-    return t
+    return new_tensor(Tensor, arr, dtype or _FROM_NP[arr.dtype])
 
 
 def wrap_meta(shape, dtype, strides=None, offset=0) -> "Tensor":
-    t = _new(Tensor)
-    t._data = None
-    t._dtype = dtype
+    """A fresh 'meta' Tensor (shape, strides, offset; no data)."""
     shape = tuple(shape)
-    t._meta = (shape, tuple(strides) if strides is not None else contiguous_strides(shape), offset)
-    t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
-    t._output_nr = 0
-    t._requires_grad = False
-    return t
-
-
-def _shape(t) -> tuple:
-    d = t._data
-    return d.shape if d is not None else t._meta[0]
+    strides = tuple(strides) if strides is not None else contiguous_strides(shape)
+    return new_tensor(Tensor, None, dtype, (shape, strides, offset))
 
 
 # ------------------------------------------------------------------------------ promotion
@@ -188,7 +160,7 @@ def _to_compute(x, cdt):
 # ------------------------------------------------------------------------------ the path
 def dispatch(op: OpDef, *args, **params):
     """Run primitive ``op`` on ``args`` (Tensors, Python scalars, lists of Tensors)."""
-    if _any_mode[0] and _MODES.stack:
+    if _any_mode[0] and MODES.stack:
         return _via_mode(op, args, params)
     if DEBUG:
         print(f"[ember] {op.name}", [tuple(_shape(a)) if isinstance(a, TensorBase) else a
@@ -229,8 +201,11 @@ def dispatch(op: OpDef, *args, **params):
     else:
         outs = _run_cpu(op, args, arrays, params)
     if grad and STATE.enabled and op.backward is not None:
-        _record(op, args, params, outs)
+        record(op, args, params, outs)
     return outs
+
+
+set_dispatcher(dispatch)  # ``op(*args)`` on an OpDef (derivatives, dispatch modes) runs this path
 
 
 _PLANS: dict = {}
@@ -303,13 +278,7 @@ def _run_cpu(op, args, arrays, params):
             if low is not None and res.dtype == _F32:
                 res = res.astype(low.np)
             dt = _FROM_NP[res.dtype]
-        t = _new(Tensor)
-        t._data = res
-        t._dtype = dt
-        t._meta = t._storage = t._grad_fn = t._ameta = t._base = t._vc = None
-        t._output_nr = 0
-        t._requires_grad = False
-        return t
+        return new_tensor(Tensor, res, dt)
     if op.kind == "foreach":  # a list of arrays, or None when the kernel wrote in place
         return None if res is None else [_wrap_out(op, r, args, None, None) for r in res]
     if op.num_outputs == 1:
@@ -328,19 +297,12 @@ def _wrap_out(op, r, args, out_dt, low):
             r = r.astype(npdt)
     elif low is not None and r.dtype == np.float32:
         r = r.astype(low.np)
-    t = _new(Tensor)
-    t._data = r
-    t._dtype = out_dt or _FROM_NP[r.dtype]
-    t._meta = t._storage = t._grad_fn = t._ameta = None
-    t._output_nr = 0
-    t._requires_grad = False
+    dt = out_dt or _FROM_NP[r.dtype]
     if op.is_view:
         src = args[0]
-        t._base = src._base if src._base is not None else src
-        t._vc = src._version_cell()
-    else:
-        t._base = t._vc = None
-    return t
+        return new_tensor(Tensor, r, dt, base=src._base if src._base is not None else src,
+                          vc=src._version_cell())
+    return new_tensor(Tensor, r, dt)
 
 
 def _explain_failure(op, args, params, err):
@@ -364,7 +326,7 @@ _FAMILY_META = {"pointwise": _pointwise_meta}
 
 
 def _run_meta(op, args, params):
-    for a in _flat_tensors(args):
+    for a in flat_tensors(args):
         if a._data is not None and a._data.ndim != 0:
             raise RuntimeError(f"{op.name}: expected all tensors to be on the same device, but found "
                                f"at least two devices, meta and cpu!")
@@ -388,150 +350,3 @@ def _wrap_meta_out(op, m, args):
         t._base = src._base if src._base is not None else src
         t._vc = src._version_cell()
     return t
-
-
-# ------------------------------------------------------------------------------ autograd
-class _Const:
-    """A non-tensor input a derivative asked for (e.g. the scalar exponent of pow)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def unpack(self, node):
-        return self.value
-
-
-class _SavedGroup:
-    __slots__ = ("items",)
-
-    def __init__(self, items):
-        self.items = items
-
-    def unpack(self, node):
-        return tuple(s.unpack(node) if s is not None else None for s in self.items)
-
-
-def edge_of(t):
-    """The graph edge a tensor's gradient flows into: its grad_fn, or its leaf's AccumulateGrad."""
-    fn = t._grad_fn
-    if fn is not None:
-        vv = fn.view_version
-        if vv is not None and t._base is not None and vv != t._vc.value:
-            fn = _regenerate_view_fn(t, fn)
-        return (fn, t._output_nr)
-    if t._requires_grad:
-        return (grad_accumulator(t), 0)
-    return (None, 0)
-
-
-def _regenerate_view_fn(t, fn):
-    """The base was written in place after this view was made: the view's history becomes
-    "as_strided of the base's current history" (torch regenerates a view's grad_fn the same way)."""
-    base = t._base
-    if not base._requires_grad:
-        return fn
-    size, stride, offset = t._geometry_in(base)
-    prev = STATE.enabled
-    STATE.enabled = True
-    try:
-        alias = base.as_strided(size, stride, offset)
-    finally:
-        STATE.enabled = prev
-    t._grad_fn, t._output_nr = alias._grad_fn, 0
-    return alias._grad_fn
-
-
-def grad_accumulator(t):
-    """The leaf's AccumulateGrad, made once and kept by the tensor (the node refers back weakly, so
-    there is no tensor <-> node cycle)."""
-    am = t._ameta
-    if am is None:
-        am = t._ameta = AutogradMeta()
-    acc = am.acc
-    if acc is None:
-        acc = am.acc = AccumulateGrad(t)
-    return acc
-
-
-def _differentiable(t) -> bool:
-    return t._dtype.category >= 2
-
-
-def _record(op, args, params, outs, inplace_self_saved=None):
-    """Create the op's Node: edges to every input, saved values, and outputs' grad_fn."""
-    cls = op.node_class or node_class_for(op)
-    node = _new(cls)
-    node._seq = next(_SEQ)
-    node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain_hooks = None
-    node._metadata = node.view_version = None
-    node._trace = _stack_trace() if GRAPH_LOCAL.anomaly else None
-    edges, metas = [], []
-    for a in args:
-        if isinstance(a, TensorBase):
-            if a._requires_grad:
-                fn = a._grad_fn
-                if fn is not None and fn.view_version is None:
-                    edges.append((fn, a._output_nr))
-                else:
-                    edges.append(edge_of(a))
-                d = a._data
-                metas.append((d.shape if d is not None else a._meta[0], a._dtype))
-            else:
-                edges.append((None, 0))
-                metas.append(None)
-        elif type(a) is list or type(a) is tuple:
-            for x in a:
-                if isinstance(x, TensorBase) and x._requires_grad:
-                    edges.append(edge_of(x))
-                    metas.append((_shape(x), x._dtype))
-                else:
-                    edges.append((None, 0))
-                    metas.append(None)
-        else:
-            edges.append((None, 0))
-            metas.append(None)
-    node.next_functions = tuple(edges)
-    node.input_meta = metas
-    node.op = op
-    node.params = params
-    single = op.num_outputs == 1
-    outs_t = (outs,) if single else outs
-    node.out_meta = None if single else [(_shape(o), o._dtype) for o in outs_t]
-    if not single and cls._n_out != len(outs_t):
-        cls._n_out = len(outs_t)  # a class attribute: node classes have __slots__
-    saved = []
-    for kind, i in op.save_plan:
-        if kind == 0:  # an input
-            v = args[i]
-            if i == 0 and inplace_self_saved is not None:
-                v = inplace_self_saved
-            if isinstance(v, TensorBase):
-                saved.append(SavedTensor(v))
-            elif type(v) is list or type(v) is tuple:
-                saved.append(_SavedGroup([SavedTensor(x) if isinstance(x, TensorBase) else None
-                                          for x in v]))
-            else:
-                saved.append(_Const(v))
-        elif kind == 1:  # the first output
-            saved.append(SavedTensor(outs_t[0], True, 0))
-        else:  # every output
-            saved.append(_SavedGroup([SavedTensor(o, True, i) for i, o in enumerate(outs_t)]))
-    node.saved = saved
-    if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
-        node.view_version = outs_t[0]._vc.value
-    if single:
-        diff = op.differentiable_outputs
-        if outs._dtype.category >= 2 and (diff is None or 0 in diff):
-            outs._grad_fn = node
-            outs._output_nr = 0
-            outs._requires_grad = True
-        return node
-    diff = op.differentiable_outputs
-    for i, o in enumerate(outs_t):
-        if (diff is None or i in diff) and o._dtype.category >= 2:
-            o._grad_fn = node
-            o._output_nr = i
-            o._requires_grad = True
-    return node

@@ -3,7 +3,7 @@
 ``dispatch_inplace(op, self, *args)`` runs ``op`` through the one path, checks that the result fits
 ``self`` (torch's shape and dtype-cast rules), writes it into self's memory, bumps the version counter
 and, when autograd records the op, makes ``self`` the op's output; for a view it rewrites the base's
-history with a ``CopySlices`` node. Outside autograd, pointwise ops whose dtypes already agree write
+history with a ``CopySlices`` node (``autograd/_recording.py``). Outside autograd, pointwise ops whose dtypes already agree write
 straight into self with their ufunc (no temporary). ``dispatch_out`` is the ``out=`` form.
 """
 from __future__ import annotations
@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype as D
-from . import _dispatch as _D  # attributes read at call time: autograd imports this module early
+from ._dispatch import MODES, dispatch, flat_tensors
 from ._errors import dtype_title
-from ._tensor_base import TensorBase
-from .autograd.grad_mode import STATE
-from .autograd.graph import Node, SavedTensor
 from ._primitives._registry import OpDef
+from ._tensor_base import TensorBase, shape_of as _shape
+from .autograd._recording import record_inplace
+from .autograd.grad_mode import STATE
 
-__all__ = ["dispatch_inplace", "dispatch_out", "copy_slices", "CopySlices"]
+__all__ = ["dispatch_inplace", "dispatch_out"]
 
 def _check_inplace_leaf(t, op_name):
     if t._requires_grad and STATE.enabled:
@@ -60,8 +60,8 @@ def dispatch_inplace(op: OpDef, self, *args, **params):
     """``self.op_(*args)``: compute, check shape and dtype, write into self, bump its version."""
     _check_inplace_leaf(self, op.name)
     grad = STATE.enabled and op.backward is not None and (
-        self._requires_grad or any(a._requires_grad for a in _D._flat_tensors(args)))
-    if not grad and op.ufunc is not None and (not params or op.ufunc_params) and not _D._MODES.stack \
+        self._requires_grad or any(a._requires_grad for a in flat_tensors(args)))
+    if not grad and op.ufunc is not None and (not params or op.ufunc_params) and not MODES.stack \
             and _inplace_ufunc(op, self, args, params):
         self._version_cell().value += 1
         return self
@@ -70,22 +70,21 @@ def dispatch_inplace(op: OpDef, self, *args, **params):
         prev = STATE.enabled
         STATE.enabled = False
         try:
-            res = _D.dispatch(op, self, *args, **params)
+            res = dispatch(op, self, *args, **params)
         finally:
             STATE.enabled = prev
     else:
-        res = _D.dispatch(op, self, *args, **params)
+        res = dispatch(op, self, *args, **params)
     _write_result(op.name, self, res)
     if grad:
-        node = _D._record(op, (self,) + args, params, res, inplace_self_saved=saved_self)
-        _adopt_history(self, res, node)
+        record_inplace(op, self, args, params, res, saved_self)
     return self
 
 
 def _write_result(name, self, res):
-    if _D._shape(res) != _D._shape(self):
-        raise RuntimeError(f"output with shape {list(_D._shape(self))} doesn't match the broadcast shape "
-                           f"{list(_D._shape(res))}")
+    if _shape(res) != _shape(self):
+        raise RuntimeError(f"output with shape {list(_shape(self))} doesn't match the broadcast shape "
+                           f"{list(_shape(res))}")
     if res._dtype is not self._dtype and not D.can_cast(res._dtype, self._dtype):
         raise RuntimeError(f"result type {dtype_title(res._dtype)} can't be cast to the desired "
                            f"output type {dtype_title(self._dtype)}")
@@ -98,80 +97,24 @@ def _write_result(name, self, res):
     self._version_cell().value += 1
 
 
-def _adopt_history(self, res, node):
-    """After an in-place op recorded ``node`` for ``res``, make ``self`` that output; views also
-    rewrite their base's history (torch's CopySlices)."""
-    res_fn = res._grad_fn
-    if res_fn is None:
-        return
-    # outputs the node saved should now be self, so later in-place writes to self are detected
-    for i, s in enumerate(node.saved):
-        if type(s) is SavedTensor and s.is_output:
-            node.saved[i] = SavedTensor(self, True, s.output_nr)
-    base = self._base
-    if base is None:
-        self._grad_fn, self._output_nr, self._requires_grad = res_fn, 0, True
-        return
-    copy_slices(base, self, res)
-
-
-def copy_slices(base, view, res):
-    """Rewrite ``base``'s history after ``view`` (a view of base) was overwritten by ``res``."""
-    size, stride, offset = view._geometry_in(base)
-    cs = _D._new(CopySlices)
-    Node.__init__(cs, (_D.edge_of(base) if base._requires_grad else (None, 0), _D.edge_of(res)))
-    cs.base_shape, cs.base_stride, cs.base_dtype = _D._shape(base), base.stride(), base._dtype
-    cs.view_geom = (size, stride, offset)
-    cs.view_meta = (_D._shape(view), view._dtype)
-    base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
-    # the view's own history is now "as_strided of the new base"
-    prev = STATE.enabled
-    STATE.enabled = True
-    try:
-        alias = base.as_strided(size, stride, offset)
-    finally:
-        STATE.enabled = prev
-    view._grad_fn, view._output_nr, view._requires_grad = alias._grad_fn, 0, True
-
-
-class CopySlices(Node):
-    """Backward of an in-place write into a view: the base's grad outside the view, the new values'
-    grad inside it."""
-
-    __slots__ = ("base_shape", "base_stride", "base_dtype", "view_geom", "view_meta")
-
-    def name(self) -> str:
-        return "torch::autograd::CopySlices"
-
-    def apply(self, grads):
-        g = grads[0]
-        size, stride, offset = self.view_geom
-        full = g.new_empty_strided(self.base_shape, self.base_stride)
-        full.copy_(g)
-        g_view = full.as_strided(size, stride, offset).clone()
-        g_base = full.clone()
-        g_base.as_strided(size, stride, offset).zero_()
-        return (g_base, g_view)
-
-
 def dispatch_out(op: OpDef, out, *args, **params):
     """``op(*args, out=out)``: no autograd; resize an empty ``out``; cast to its dtype."""
-    if STATE.enabled and any(a._requires_grad for a in _D._flat_tensors(args)):
+    if STATE.enabled and any(a._requires_grad for a in flat_tensors(args)):
         raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     if out._requires_grad and STATE.enabled:
         raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
-    res = _D.dispatch(op, *args, **params)
+    res = dispatch(op, *args, **params)
     if isinstance(res, tuple):
         raise RuntimeError(f"{op.name}(): out= for multi-output ops takes a tuple")
-    if _D._shape(res) != _D._shape(out):
+    if _shape(res) != _shape(out):
         if out.numel() != 0:
             import warnings
             warnings.warn(f"An output with one or more elements was resized since it had shape "
-                          f"{list(_D._shape(out))}, which does not match the required output shape "
-                          f"{list(_D._shape(res))}. This behavior is deprecated.", UserWarning, stacklevel=3)
-        out._resize_for_out(_D._shape(res))
+                          f"{list(_shape(out))}, which does not match the required output shape "
+                          f"{list(_shape(res))}. This behavior is deprecated.", UserWarning, stacklevel=3)
+        out._resize_for_out(_shape(res))
     if res._dtype is not out._dtype and not D.can_cast(res._dtype, out._dtype):
         raise RuntimeError(f"result type {dtype_title(res._dtype)} can't be cast to the desired "
                            f"output type {dtype_title(out._dtype)}")

@@ -24,7 +24,7 @@ from ._dispatch import dispatch, set_tensor_class, wrap, wrap_meta
 from ._dispatch_inplace import dispatch_inplace
 from ._shape import Size, contiguous_strides, is_contiguous as _is_contig
 from ._storage import UntypedStorage, VersionCounter
-from ._tensor_base import AutogradMeta, TensorBase
+from ._tensor_base import AutogradMeta, TensorBase, new_tensor
 from ._tensor_methods._args import as_device, as_dtype, size_args
 from ._tensor_methods.foreach import ForeachMixin
 from ._tensor_methods.indexing import IndexingMixin
@@ -51,8 +51,6 @@ from .overrides import (PLAIN_TYPES, DisableTorchFunctionSubclass, handle_torch_
 from .utils.hooks import RemovableHandle
 
 __all__ = ["Tensor"]
-
-_new = object.__new__
 
 
 class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMixin, IndexingMixin,
@@ -92,18 +90,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
     @staticmethod
     def _make_subclass(cls, data, require_grad: bool = False):
         """A ``cls`` instance sharing ``data``'s memory (how Parameter is built)."""
-        t = _new(cls)
-        t._data = data._data
-        t._dtype = data._dtype
-        t._meta = data._meta
-        t._base = data._base
-        t._storage = data._storage
-        t._vc = data._version_cell()
-        t._grad_fn = None
-        t._output_nr = 0
-        t._requires_grad = bool(require_grad)
-        t._ameta = None
-        return t
+        return new_tensor(cls, data._data, data._dtype, data._meta, data._base, data._storage,
+                          data._version_cell(), requires_grad=bool(require_grad))
 
     def _op(self, op, *args, **params):
         """Run primitive ``op`` with this tensor first (how derivatives reach other primitives)."""
@@ -365,18 +353,9 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         """A tensor sharing data and version counter, cut from the graph."""
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
             return handle_torch_function(Tensor.detach, (self,), self)
-        t = _new(Tensor)
-        t._data, t._dtype, t._meta = self._data, self._dtype, self._meta
-        t._base = None
-        t._storage = self._storage if self._base is None else None
-        t._vc = self._version_cell()
-        t._grad_fn = t._ameta = None
-        t._output_nr = 0
-        t._requires_grad = False
-        if self._base is not None:
-            t._base = None
-            t._storage = self.untyped_storage()
-        return t
+        storage = self._storage if self._base is None else self.untyped_storage()
+        return new_tensor(Tensor, self._data, self._dtype, self._meta, None, storage,
+                          self._version_cell())
 
     def detach_(self):
         if self._base is not None and self._requires_grad:

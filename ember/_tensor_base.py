@@ -6,7 +6,7 @@ an ``AutogradMeta`` created on demand, so plain tensors stay cheap to make.
 """
 from __future__ import annotations
 
-__all__ = ["TensorBase", "AutogradMeta"]
+__all__ = ["TensorBase", "AutogradMeta", "new_tensor", "shape_of"]
 
 
 class AutogradMeta:
@@ -31,3 +31,32 @@ class TensorBase:
         "_requires_grad",  # True for leaves that require grad and for every non-leaf in a graph
         "_ameta",          # AutogradMeta or None
     )
+
+
+# every slot after ``_data`` and ``_dtype`` with its value in a fresh tensor outside any graph; a new
+# slot needs an entry here (``new_tensor`` is generated from this table; tests check every slot is set)
+_DEFAULTS = {"_meta": None, "_base": None, "_storage": None, "_vc": None, "_grad_fn": None,
+             "_output_nr": 0, "_requires_grad": False, "_ameta": None}
+assert tuple(_DEFAULTS) == TensorBase.__slots__[2:], "TensorBase slots and _DEFAULTS disagree"
+
+
+def _generate_constructor():
+    """``new_tensor(cls, data, dtype, meta=None, base=None, ...)`` with one store per slot, written out
+    (a loop over the slots would cost a few microseconds per tensor on the hot path)."""
+    params = ", ".join(f"{name[1:]}={value!r}" for name, value in _DEFAULTS.items())
+    stores = "".join(f"    t.{name} = {name[1:]}\n" for name in TensorBase.__slots__)
+    src = (f"def new_tensor(cls, data, dtype, {params}):\n"
+           '    """The one Tensor constructor: every slot is set (generated from the slot list)."""\n'
+           f"    t = _new(cls)\n{stores}    return t\n")
+    namespace = {"_new": object.__new__}
+    exec(compile(src, "<ember._tensor_base.new_tensor>", "exec"), namespace)
+    return namespace["new_tensor"]
+
+
+new_tensor = _generate_constructor()
+
+
+def shape_of(t) -> tuple:
+    """A tensor's shape as a plain tuple (cpu: the array's; meta: the recorded one)."""
+    d = t._data
+    return d.shape if d is not None else t._meta[0]

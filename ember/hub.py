@@ -24,13 +24,18 @@ _OFFLINE = ("ember.hub cannot {what}: ember.hub works offline only (it never dow
             "{hint}")
 
 
+def _get_torch_home() -> str:
+    """``$TORCH_HOME``, else ``$XDG_CACHE_HOME/torch``, else ``~/.cache/torch`` (libraries such as
+    torchvision keep their caches under it)."""
+    return os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(
+        os.getenv("XDG_CACHE_HOME", "~/.cache"), "torch")))
+
+
 def get_dir() -> str:
     """The hub cache directory: ``set_dir``'s, else ``$TORCH_HOME/hub``, else ``~/.cache/torch/hub``."""
     if _hub_dir is not None:
         return _hub_dir
-    home = os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(
-        os.getenv("XDG_CACHE_HOME", "~/.cache"), "torch")))
-    return os.path.join(home, "hub")
+    return os.path.join(_get_torch_home(), "hub")
 
 
 def set_dir(d) -> None:

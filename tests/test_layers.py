@@ -23,7 +23,8 @@ LAYERS = [
     ("_torch_alias.py", ROOF), ("run.py", ROOF), ("_alias_path/*", ROOF),
     # L0 core values
     ("_dtype.py", 0), ("_device.py", 0), ("_shape.py", 0), ("_storage.py", 0), ("_errors.py", 0),
-    ("_threads.py", 0), ("torch_version.py", 0), ("version.py", 0), ("utils/__init__.py", 0), ("utils/hooks.py", 0), ("utils/_pytree.py", 0),
+    ("_threads.py", 0), ("torch_version.py", 0), ("version.py", 0), ("_C.py", 0), ("utils/__init__.py", 0),
+    ("utils/hooks.py", 0), ("utils/_pytree.py", 0),
     # L1 operator definitions
     ("_primitives/*", 1), ("backends/*", 1),
     # L2 tensor + autograd
@@ -36,13 +37,14 @@ LAYERS = [
     ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3), ("functional.py", 3), ("_linalg*.py", 3),
     ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_legacy.py", 3), ("func/*", 3),
     ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3),
+    ("ops/*", 3), ("library.py", 3), ("_library/*", 3), ("_custom_ops.py", 3),
     # L8 before L4 so nn/parallel is not taken for nn
     ("nn/parallel/*", 8), ("distributed/*", 8),
     # L4 nn
     ("nn/*", 4),
     # L5 peers
     ("optim/*", 5), ("utils/data/*", 5), ("amp/*", 5), ("cuda/*", 5), ("cpu/*", 5),
-    ("distributions/*", 5), ("utils/checkpoint.py", 5), ("hub.py", 5),
+    ("distributions/*", 5), ("utils/checkpoint.py", 5), ("hub.py", 5), ("utils/model_zoo.py", 5),
     ("utils/tensorboard/*", 6),  # add_graph traces with fx
     # L6, L7
     ("fx/*", 6), ("_dynamo/*", 7), ("_inductor/*", 7),

@@ -97,13 +97,15 @@ def test_hub_offline(tmp_path):
     assert ember.hub.list(str(tmp_path), source="local") == ["tiny"]
 
 
-def test_import_stays_fast_and_lazy():
-    code = ("import sys, time; t = time.time(); import ember; dt = time.time() - t; "
-            "print(dt, any(m.startswith(('ember.distributions', 'ember.amp', 'ember.func', "
-            "'ember.utils.tensorboard', 'ember.nn.parallel')) for m in sys.modules))")
+def test_import_stays_lazy():
+    # what import ember loads is asserted; how long it takes is measured, not asserted (a loaded
+    # machine makes any bound flaky): `python -X importtime -c "import ember"`
+    code = ("import sys; import ember; "
+            "print(any(m.startswith(('ember.distributions', 'ember.amp', 'ember.func', "
+            "'ember.utils.tensorboard', 'ember.nn.parallel', 'scipy', 'numba', 'torch')) "
+            "for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    dt, loaded = out.stdout.split()
-    assert float(dt) < 1.0 and loaded == "False"
+    assert out.stdout.strip() == "False"
 
 
 def test_out_of_scope_features_fail_clearly():

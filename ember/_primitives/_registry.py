@@ -20,9 +20,16 @@ from __future__ import annotations
 import inspect
 from typing import Callable
 
-__all__ = ["OpDef", "primitive", "REGISTRY", "TensorMeta"]
+__all__ = ["OpDef", "primitive", "REGISTRY", "TensorMeta", "set_dispatcher"]
 
 REGISTRY: dict = {}
+_DISPATCH = None  # ember._dispatch.dispatch: layer L1 cannot import it, so L2 hands it in once
+
+
+def set_dispatcher(fn: Callable) -> None:
+    """Install ``fn(op, *args, **params)`` as what calling an ``OpDef`` runs (``ember._dispatch``)."""
+    global _DISPATCH
+    _DISPATCH = fn
 
 # type-promotion kinds of pointwise ops (torch's ELEMENTWISE_TYPE_PROMOTION_KIND)
 PROMOTIONS = ("default", "int_to_float", "always_bool", "compare", "complex_to_float", "none")
@@ -82,6 +89,11 @@ class OpDef:
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
+
+    def __call__(self, *args, **params):
+        """Run the op through the dispatcher (derivatives call other primitives this way; a dispatch
+        mode's ``func(*args, **kwargs)`` too)."""
+        return _DISPATCH(self, *args, **params)
 
     def derivative(self, fn: Callable) -> Callable:
         """Register ``fn(grad, <saved inputs/out>, *, <params>)`` returning one grad per input."""

@@ -25,8 +25,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .. import _dispatch as _d, _dispatch_inplace as _di
 from .._tensor_base import TensorBase
+from ._recording import copy_slices, edge_of
 from .grad_mode import STATE
 from .graph import _FREED, Node, SavedTensor
 
@@ -254,7 +254,7 @@ def _wrap_outputs(ctx, args, outs) -> tuple:
     edges, metas = [], []  # as torch: one edge per tensor argument, none for other arguments
     for a in args:
         if isinstance(a, TensorBase):
-            edges.append(_d.edge_of(a) if a._requires_grad else (None, 0))
+            edges.append(edge_of(a) if a._requires_grad else (None, 0))
             metas.append((tuple(a.shape), a._dtype))
         else:
             metas.append(None)
@@ -281,7 +281,7 @@ def _wrap_outputs(ctx, args, outs) -> tuple:
                 if o._base is not None:
                     res = o.detach()
                     res._grad_fn, res._output_nr, res._requires_grad = ctx, i, True
-                    _di.copy_slices(o._base, o, res)
+                    copy_slices(o._base, o, res)
                 else:
                     o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
         else:
@@ -337,7 +337,7 @@ def once_differentiable(fn):
         outs = (outputs,) if single else outputs
         err = DelayedError("trying to differentiate twice a function that was marked with "
                            "@once_differentiable", len(args))
-        err.next_functions = tuple(_d.edge_of(a) if isinstance(a, TensorBase) and a._requires_grad
+        err.next_functions = tuple(edge_of(a) if isinstance(a, TensorBase) and a._requires_grad
                                    else (None, 0) for a in args)
         wrapped = []
         for o in outs:

@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from .._tensor_base import TensorBase
+from ._backward_api import grad as autograd_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -86,7 +87,6 @@ def _np(t):
 
 def _analytical(outputs, diff, nondet_tol):
     """``ana[i][o]`` with the layout of ``_numerical``; also checks backward is reentrant."""
-    from . import grad as autograd_grad
     result = [dict() for _ in diff]
     reentrant = True
     tensors = [t for _, t in diff]
@@ -118,9 +118,9 @@ def _analytical(outputs, diff, nondet_tol):
     return result, reentrant
 
 
-def _fmt(m, dtype_name):
-    from .. import _dispatch
-    return repr(_dispatch.wrap(np.ascontiguousarray(m)))
+def _fmt(m, like):
+    """``m`` (a NumPy Jacobian) printed as a tensor made by ``like.new_tensor``."""
+    return repr(like.new_tensor(np.ascontiguousarray(m)))
 
 
 def _fail(msg, raise_exception):
@@ -163,7 +163,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
                 continue
             if n.shape != a.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
                 return _fail(f"Jacobian mismatch for output {k} with respect to input {pos},\n"
-                             f"numerical:{_fmt(n, '')}\nanalytical:{_fmt(a, '')}\n", raise_exception)
+                             f"numerical:{_fmt(n, out)}\nanalytical:{_fmt(a, out)}\n", raise_exception)
     if not reentrant:
         return _fail("Backward is not reentrant, i.e., running backward with same input and "
                      "grad_output multiple times gives different values, although analytical gradient "
@@ -180,7 +180,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
     """Check second derivatives: gradcheck of ``(inputs, grad_outputs) -> vjp`` built with
     ``create_graph=True``."""
-    from . import grad as autograd_grad
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)

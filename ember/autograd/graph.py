@@ -54,6 +54,7 @@ class Node:
                  "_retain_hooks", "_trace", "_metadata", "view_version", "__weakref__")
 
     def __init__(self, next_functions=()):
+        """The one constructor of a Node's own fields (recording calls it on a bare instance)."""
         self.next_functions = next_functions
         self._seq = next(_seq)
         self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retain_hooks = None

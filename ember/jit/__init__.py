@@ -121,3 +121,13 @@ class ScriptModule:
 
 class ScriptFunction:
     """Never produced by ember; exists for isinstance checks."""
+
+
+def _script_if_tracing(fn):
+    """torch scripts ``fn`` only while tracing; ember never traces TorchScript, so ``fn`` runs as is."""
+    return fn
+
+
+def _overload_method(fn):
+    """TorchScript overload declarations of a method; in eager Python the last definition wins."""
+    return fn

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .._dispatch import _MODES, TorchDispatchMode
+from .._dispatch import MODES, TorchDispatchMode
 
 __all__ = ["TorchDispatchMode", "is_in_torch_dispatch_mode", "_get_current_dispatch_mode",
            "_get_current_dispatch_mode_stack", "_len_torch_dispatch_stack", "_pop_mode_temporarily",
@@ -24,37 +24,37 @@ __all__ = ["TorchDispatchMode", "is_in_torch_dispatch_mode", "_get_current_dispa
 
 def _get_current_dispatch_mode():
     """The innermost active mode, or None."""
-    return _MODES.stack[-1] if _MODES.stack else None
+    return MODES.stack[-1] if MODES.stack else None
 
 
 def _get_current_dispatch_mode_stack() -> list:
-    return list(_MODES.stack)
+    return list(MODES.stack)
 
 
 def _len_torch_dispatch_stack() -> int:
-    return len(_MODES.stack)
+    return len(MODES.stack)
 
 
 def is_in_torch_dispatch_mode(include_infra_modes: bool = True) -> bool:
-    return bool(_MODES.stack)
+    return bool(MODES.stack)
 
 
 @contextlib.contextmanager
 def _pop_mode_temporarily():
     """Run the block with the innermost mode removed (it is yielded)."""
-    mode = _MODES.stack.pop()
+    mode = MODES.stack.pop()
     try:
         yield mode
     finally:
-        _MODES.stack.append(mode)
+        MODES.stack.append(mode)
 
 
 @contextlib.contextmanager
 def _disable_current_modes():
     """Run the block with no dispatch mode active (the modes are yielded, innermost last)."""
-    saved = list(_MODES.stack)
-    _MODES.stack.clear()
+    saved = list(MODES.stack)
+    MODES.stack.clear()
     try:
         yield saved
     finally:
-        _MODES.stack[:] = saved
+        MODES.stack[:] = saved

@@ -1,0 +1,1 @@
+"""Internals of ember.library (layer L3): Python-defined operators."""

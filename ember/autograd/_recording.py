@@ -1,0 +1,225 @@
+"""Recording the autograd graph during the forward pass (layer L2): the last step of a dispatch.
+
+``record(op, args, params, outs)`` makes the op's Node: one edge per input (``edge_of``), the values
+its derivative asked for (read from the derivative's signature by the registry's ``save_plan``),
+and the outputs' ``grad_fn``. ``record_inplace`` does the same for ``x.op_(...)`` and then makes ``x``
+the output; an in-place write into a view rewrites its base's history with a ``CopySlices`` node.
+Leaves get their ``AccumulateGrad`` from ``grad_accumulator``. Nothing here imports Tensor: it calls
+methods on the tensors it is given.
+
+Example:
+    >>> import ember
+    >>> x = ember.ones(3, requires_grad=True)
+    >>> y = x * 2
+    >>> edge_of(y)[0].name(), edge_of(x)[0].name()
+    ('MulBackward0', 'torch::autograd::AccumulateGrad')
+"""
+from __future__ import annotations
+
+from .._tensor_base import AutogradMeta, TensorBase, shape_of
+from .grad_mode import STATE
+from .graph import AccumulateGrad, Node, SavedTensor, node_class_for
+
+_new = object.__new__
+_init_node = Node.__init__  # the one Node constructor, called on a bare instance of a node class
+
+__all__ = ["record", "record_inplace", "edge_of", "grad_accumulator", "copy_slices", "CopySlices"]
+
+
+class SavedValue:
+    """A non-tensor input a derivative asked for (e.g. the scalar exponent of pow)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unpack(self, node):
+        return self.value
+
+
+class SavedGroup:
+    """Saved tensors of a list argument (cat's inputs) or of every output: unpacked as a tuple."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+    def unpack(self, node):
+        return tuple(s.unpack(node) if s is not None else None for s in self.items)
+
+
+# ------------------------------------------------------------------------------ edges
+def edge_of(t):
+    """The graph edge a tensor's gradient flows into: its grad_fn, or its leaf's AccumulateGrad."""
+    fn = t._grad_fn
+    if fn is not None:
+        vv = fn.view_version
+        if vv is not None and t._base is not None and vv != t._vc.value:
+            fn = _regenerate_view_fn(t, fn)
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (grad_accumulator(t), 0)
+    return (None, 0)
+
+
+def grad_accumulator(t):
+    """The leaf's AccumulateGrad, made once and kept by the tensor (the node refers back weakly, so
+    there is no tensor <-> node cycle)."""
+    am = t._ameta
+    if am is None:
+        am = t._ameta = AutogradMeta()
+    acc = am.acc
+    if acc is None:
+        acc = am.acc = AccumulateGrad(t)
+    return acc
+
+
+def _alias_of_base(view, base):
+    """``base.as_strided(<view's geometry>)`` recorded with grad on: the view's history as seen from
+    its base's current history."""
+    size, stride, offset = view._geometry_in(base)
+    prev = STATE.enabled
+    STATE.enabled = True
+    try:
+        return base.as_strided(size, stride, offset)
+    finally:
+        STATE.enabled = prev
+
+
+def _regenerate_view_fn(t, fn):
+    """The base was written in place after this view was made: the view's history becomes
+    "as_strided of the base's current history" (torch regenerates a view's grad_fn the same way)."""
+    base = t._base
+    if not base._requires_grad:
+        return fn
+    alias = _alias_of_base(t, base)
+    t._grad_fn, t._output_nr = alias._grad_fn, 0
+    return alias._grad_fn
+
+
+# ------------------------------------------------------------------------------ record
+def record(op, args, params, outs, inplace_self_saved=None):
+    """Create the op's Node: edges to every input, saved values, and outputs' grad_fn."""
+    cls = op.node_class or node_class_for(op)
+    edges, metas = [], []
+    for a in args:
+        if isinstance(a, TensorBase):
+            if a._requires_grad:
+                fn = a._grad_fn
+                if fn is not None and fn.view_version is None:
+                    edges.append((fn, a._output_nr))
+                else:
+                    edges.append(edge_of(a))
+                d = a._data
+                metas.append((d.shape if d is not None else a._meta[0], a._dtype))
+            else:
+                edges.append((None, 0))
+                metas.append(None)
+        elif type(a) is list or type(a) is tuple:
+            for x in a:
+                if isinstance(x, TensorBase) and x._requires_grad:
+                    edges.append(edge_of(x))
+                    metas.append((shape_of(x), x._dtype))
+                else:
+                    edges.append((None, 0))
+                    metas.append(None)
+        else:
+            edges.append((None, 0))
+            metas.append(None)
+    node = _new(cls)
+    _init_node(node, tuple(edges))
+    node.input_meta = metas
+    node.op = op
+    node.params = params
+    single = op.num_outputs == 1
+    outs_t = (outs,) if single else outs
+    node.out_meta = None if single else [(shape_of(o), o._dtype) for o in outs_t]
+    if not single and cls._n_out != len(outs_t):
+        cls._n_out = len(outs_t)  # a class attribute: node classes have __slots__
+    saved = []
+    for kind, i in op.save_plan:
+        if kind == 0:  # an input
+            v = args[i]
+            if i == 0 and inplace_self_saved is not None:
+                v = inplace_self_saved
+            if isinstance(v, TensorBase):
+                saved.append(SavedTensor(v))
+            elif type(v) is list or type(v) is tuple:
+                saved.append(SavedGroup([SavedTensor(x) if isinstance(x, TensorBase) else None
+                                         for x in v]))
+            else:
+                saved.append(SavedValue(v))
+        elif kind == 1:  # the first output
+            saved.append(SavedTensor(outs_t[0], True, 0))
+        else:  # every output
+            saved.append(SavedGroup([SavedTensor(o, True, i) for i, o in enumerate(outs_t)]))
+    node.saved = saved
+    if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
+        node.view_version = outs_t[0]._vc.value
+    if single:
+        diff = op.differentiable_outputs
+        if outs._dtype.category >= 2 and (diff is None or 0 in diff):
+            outs._grad_fn = node
+            outs._output_nr = 0
+            outs._requires_grad = True
+        return node
+    diff = op.differentiable_outputs
+    for i, o in enumerate(outs_t):
+        if (diff is None or i in diff) and o._dtype.category >= 2:
+            o._grad_fn = node
+            o._output_nr = i
+            o._requires_grad = True
+    return node
+
+
+def record_inplace(op, self, args, params, res, saved_self):
+    """``self.op_(*args)`` computed ``res`` out of place and wrote it into self: record the op, then
+    make ``self`` its output (for a view, rewrite the base's history: torch's CopySlices)."""
+    node = record(op, (self,) + args, params, res, inplace_self_saved=saved_self)
+    res_fn = res._grad_fn
+    if res_fn is None:
+        return
+    # outputs the node saved should now be self, so later in-place writes to self are detected
+    for i, s in enumerate(node.saved):
+        if type(s) is SavedTensor and s.is_output:
+            node.saved[i] = SavedTensor(self, True, s.output_nr)
+    base = self._base
+    if base is None:
+        self._grad_fn, self._output_nr, self._requires_grad = res_fn, 0, True
+        return
+    copy_slices(base, self, res)
+
+
+def copy_slices(base, view, res):
+    """Rewrite ``base``'s history after ``view`` (a view of base) was overwritten by ``res``."""
+    cs = _new(CopySlices)
+    _init_node(cs, (edge_of(base) if base._requires_grad else (None, 0), edge_of(res)))
+    cs.base_shape, cs.base_stride, cs.base_dtype = shape_of(base), base.stride(), base._dtype
+    cs.view_geom = view._geometry_in(base)
+    cs.view_meta = (shape_of(view), view._dtype)
+    base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
+    # the view's own history is now "as_strided of the new base"
+    alias = _alias_of_base(view, base)
+    view._grad_fn, view._output_nr, view._requires_grad = alias._grad_fn, 0, True
+
+
+class CopySlices(Node):
+    """Backward of an in-place write into a view: the base's grad outside the view, the new values'
+    grad inside it."""
+
+    __slots__ = ("base_shape", "base_stride", "base_dtype", "view_geom", "view_meta")
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def apply(self, grads):
+        g = grads[0]
+        size, stride, offset = self.view_geom
+        full = g.new_empty_strided(self.base_shape, self.base_stride)
+        full.copy_(g)
+        g_view = full.as_strided(size, stride, offset).clone()
+        g_base = full.clone()
+        g_base.as_strided(size, stride, offset).zero_()
+        return (g_base, g_view)
