@@ -36,5 +36,5 @@ print(json.dumps(out))
 
 
 def test_metrics_match_torch(tmp_path):
-    theirs, ours = run_both(SCRIPT, tmp_path, hide_from_torch=("torchvision",))
+    theirs, ours = run_both(SCRIPT, tmp_path)
     assert_same(ours, theirs)
