@@ -74,14 +74,8 @@ from ._global_flags import (asarray, frombuffer, get_device, get_float32_matmul_
 __version__ = "0.1.0"
 
 
-from .overrides import handle_torch_function as _handle_tf, has_torch_function as _has_tf  # noqa: E402
-
-
-def _assert(condition, message):
-    """torch._assert: ``assert condition, message`` as a function (symbolic tracing keeps the call)."""
-    if type(condition) is not Tensor and _has_tf((condition,)):
-        return _handle_tf(_assert, (condition,), condition, message)
-    assert condition, message
+from ._checks import (_assert, _check, _check_index, _check_is_size, _check_not_implemented,  # noqa: E402
+                      _check_type, _check_value, _check_with)
 
 
 def is_tensor(obj) -> "bool":

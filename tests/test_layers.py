@@ -33,7 +33,7 @@ LAYERS = [
     ("_tensor_str.py", 2), ("_tensor_pickle.py", 2), ("_dlpack.py", 2), ("random.py", 2),
     ("utils/_python_dispatch.py", 2),
     # L3 the torch.* surface
-    ("_C.py", 3), ("types.py", 3),  # torch._C's Python-visible pieces, some of them overrides' context managers
+    ("_C.py", 3), ("types.py", 3), ("_checks.py", 3),  # torch._C's Python-visible pieces, some of them overrides' context managers
     ("_functions.py", 3), ("_functions/*", 3), ("serialization.py", 3), ("_serialization/*", 3),
     ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3), ("functional.py", 3), ("_linalg*.py", 3),
     ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_legacy.py", 3), ("func/*", 3),
