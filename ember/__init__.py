@@ -67,10 +67,11 @@ from ._window import FUNCTIONS as _window_functions  # noqa: E402
 globals().update(_window_functions)
 globals().update(linalg.TORCH_FUNCTIONS)
 
-from ._global_flags import (asarray, frombuffer, get_device, get_float32_matmul_precision,  # noqa: E402
-                            init_num_threads, is_inference, is_neg, is_signed, is_storage,
-                            is_warn_always_enabled, range, set_default_tensor_type,
-                            set_float32_matmul_precision, set_flush_denormal, set_warn_always)
+from ._creation_interop import asarray, frombuffer, range  # noqa: E402
+from ._global_flags import (get_device, get_float32_matmul_precision, init_num_threads,  # noqa: E402
+                            is_inference, is_neg, is_signed, is_storage, is_warn_always_enabled,
+                            set_default_tensor_type, set_float32_matmul_precision, set_flush_denormal,
+                            set_warn_always)
 __version__ = "0.1.0"
 
 
@@ -140,3 +141,16 @@ def __getattr__(name):
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
 _LAZY_MODULES += ("ops", "library")  # torch.ops / torch.library, loaded on first use
 _LAZY_MODULES += ("_C", "_custom_ops")  # torch._C, torch._custom_ops: names libraries touch on import
+
+# ember.compile (torch.compile); the compiler stack loads on first use
+_LAZY_MODULES += ("_dynamo", "compiler", "_logging")
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
+            options=None, name=None, disable=False, recompile_limit=None, isolate_recompiles=False,
+            shapes_spec=None):
+    """torch.compile: capture ``model`` (a function or nn.Module) into graphs for ``backend``."""
+    from ._dynamo.eval_frame import compile as _compile
+    return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                    options=options, name=name, disable=disable, recompile_limit=recompile_limit,
+                    isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import _dtype as D
@@ -55,7 +57,21 @@ def _leaf_dtype(x):
     for py, d in ((bool, D.bool), (int, D.int64), (float, None), (complex, None)):
         if isinstance(x, py):  # subclasses of Python scalars
             return d or _leaf_dtype(py(x))
+    if isinstance(x, Sequence) and not isinstance(x, (str, bytes)):
+        raise _OtherSequence  # a deque, range...: tensor() retries with plain lists
     raise TypeError(f"Could not infer dtype of {t.__name__}")
+
+
+class _OtherSequence(Exception):
+    """Raised by dtype inference on a sequence that is not a list or tuple."""
+
+
+def _as_lists(data):
+    """Every sequence in ``data`` (deque, range, any ``collections.abc.Sequence``) as a list; torch
+    accepts any sequence where ember's fast paths expect lists and tuples."""
+    if isinstance(data, (str, bytes, np.ndarray, TensorBase)) or not isinstance(data, Sequence):
+        return data
+    return [_as_lists(x) for x in data]
 
 
 _PY_SCALARS = {float, int, bool, complex}
@@ -182,7 +198,13 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             return _finish(wrap_meta(tuple(data.shape), dt), requires_grad)
         arr = np.array(data.detach()._data, dtype=dt.np, copy=True)
     else:
-        if dt is None:
+        if not isinstance(data, (list, tuple)) and isinstance(data, Sequence):
+            data = _as_lists(data)
+        try:
+            if dt is None:
+                dt = _infer_dtype(data)
+        except _OtherSequence:
+            data = _as_lists(data)
             dt = _infer_dtype(data)
         arr = _to_array(data, dt)
     if dev is META:

@@ -21,7 +21,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU, META
 from ._shape import broadcast_shapes, contiguous_strides
-from ._primitives._registry import OpDef, TensorMeta, set_dispatcher
+from ._primitives._registry import OpDef, SlowPath, TensorMeta, set_dispatcher
 from ._tensor_base import TensorBase, new_tensor, shape_of as _shape
 from .autograd._recording import record
 from .autograd.grad_mode import STATE
@@ -149,14 +149,6 @@ def result_dtype(op, args):
     return None, None
 
 
-def _to_compute(x, cdt):
-    """Cast an operand's array to the dtype the kernel computes in (float32 for float16/bfloat16)."""
-    if type(x) is _ndarray:
-        npdt = cdt.np
-        return x if x.dtype == npdt else x.astype(npdt)
-    return x
-
-
 # ------------------------------------------------------------------------------ the path
 def dispatch(op: OpDef, *args, **params):
     """Run primitive ``op`` on ``args`` (Tensors, Python scalars, lists of Tensors)."""
@@ -265,7 +257,7 @@ def _run_cpu(op, args, arrays, params):
                 break
     try:
         res = op.kernel(*arrays, **params)
-    except (ValueError, TypeError, IndexError, OverflowError, np.exceptions.AxisError,
+    except (SlowPath, ValueError, TypeError, IndexError, OverflowError, np.exceptions.AxisError,
             np.linalg.LinAlgError) as e:
         _explain_failure(op, args, params, e)
         raise

@@ -18,7 +18,11 @@ from ._tensor_base import TensorBase, shape_of as _shape
 from .autograd._recording import record_inplace
 from .autograd.grad_mode import STATE
 
-__all__ = ["dispatch_inplace", "dispatch_out"]
+__all__ = ["dispatch_inplace", "dispatch_out", "WRITE_HOOKS"]
+
+# ``hook(target, result)`` after every in-place or out= write; make_fx's functionalisation observes
+# writes here (dispatch modes see only the out-of-place op). Empty outside tracing: one check.
+WRITE_HOOKS: list = []
 
 def _check_inplace_leaf(t, op_name):
     if t._requires_grad and STATE.enabled:
@@ -51,7 +55,7 @@ def _inplace_ufunc(op, self, args, params) -> bool:
             return False
     try:
         op.ufunc(*operands, out=d, **params)
-    except ValueError:  # broadcasting would change self's shape: the slow path raises torch's error
+    except ValueError:  # SlowPath from the writer, or broadcasting would change self's shape
         return False
     return True
 
@@ -95,6 +99,9 @@ def _write_result(name, self, res):
                                "the tensor before performing the operation.")
         np.copyto(self._data, res._data, casting="unsafe")
     self._version_cell().value += 1
+    if WRITE_HOOKS:
+        for hook in WRITE_HOOKS:
+            hook(self, res)
 
 
 def dispatch_out(op: OpDef, out, *args, **params):
@@ -121,4 +128,7 @@ def dispatch_out(op: OpDef, out, *args, **params):
     if out._data is not None:
         np.copyto(out._data, res._data, casting="unsafe")
     out._version_cell().value += 1
+    if WRITE_HOOKS:
+        for hook in WRITE_HOOKS:
+            hook(out, res)
     return out

@@ -18,6 +18,8 @@ import enum
 import numpy as np
 
 from . import _dtype as D
+from ._dispatch import wrap
+from ._tensor_base import TensorBase
 
 __all__ = ["DLDeviceType", "to_dlpack", "dlpack_device", "from_dlpack"]
 
@@ -87,9 +89,7 @@ def from_dlpack(ext_tensor):
         >>> ember.from_dlpack(np.ones(2, np.float32))
         tensor([1., 1.])
     """
-    from ._dispatch import wrap
-    from ._tensor import Tensor
-    if isinstance(ext_tensor, Tensor):
+    if isinstance(ext_tensor, TensorBase):
         return ext_tensor.detach()
     if hasattr(ext_tensor, "__dlpack__"):
         dev = ext_tensor.__dlpack_device__() if hasattr(ext_tensor, "__dlpack_device__") else (1, 0)

@@ -1,5 +1,6 @@
 """Process-wide switches torch programs set on their first lines (layer L3): matmul precision,
-warn-always, flush-denormal, default tensor type, thread start-up.
+warn-always, flush-denormal, default tensor type, thread start-up; and the trivial predicates
+(``is_signed``, ``is_storage``, ``is_inference``, ``is_neg``, ``get_device``).
 
 They are plain state here: ember's CPU kernels have no TF32 or denormal modes to switch, so the
 setters record the value (and validate it as torch does) and the getters report it.
@@ -12,13 +13,12 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
 from . import _dtype as D
+from ._storage import UntypedStorage
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "set_warn_always",
            "is_warn_always_enabled", "set_flush_denormal", "set_default_tensor_type",
-           "init_num_threads", "asarray", "frombuffer", "range", "is_signed", "is_storage",
+           "init_num_threads", "is_signed", "is_storage",
            "is_inference", "is_neg", "get_device"]
 
 _STATE = {"matmul_precision": "highest", "warn_always": False}
@@ -64,54 +64,11 @@ def init_num_threads() -> None:
     """Nothing to initialise: ember's threads are NumPy's BLAS threads."""
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    """A tensor from ``obj`` sharing memory when possible (``copy=None``), always copying with
-    ``copy=True``, and refusing to copy with ``copy=False``."""
-    from ._creation import as_tensor, tensor
-    from ._tensor_base import TensorBase
-    from ._tensor_methods._args import as_dtype
-    dt = as_dtype(dtype)
-    if copy:
-        out = tensor(obj.detach() if isinstance(obj, TensorBase) else obj, dtype=dt, device=device)
-    else:
-        out = as_tensor(obj, dtype=dt, device=device)
-        if copy is False and isinstance(obj, (np.ndarray, TensorBase)) and \
-                out.data_ptr() != (obj.ctypes.data if isinstance(obj, np.ndarray) else obj.data_ptr()):
-            raise ValueError("can't alias tensor from the given object: copy=False was asked")
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
-
-
-def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
-    """A 1-D tensor viewing the memory of a Python buffer (bytes-like, writable or not)."""
-    from ._creation import from_numpy
-    arr = np.frombuffer(buffer, dtype=dtype.np, count=count, offset=offset)
-    t = from_numpy(arr)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
-
-
-def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    """Deprecated torch.range: like arange but ``end`` is included (default float dtype)."""
-    from ._creation import linspace
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
-                  "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
-                  "which produces values in [start, end).", UserWarning, stacklevel=2)
-    if end is None:
-        start, end = 0, start
-    n = int((end - start) // step) + 1
-    return linspace(start, start + (n - 1) * step, n, dtype=dtype or D.get_default_dtype(),
-                    requires_grad=requires_grad)
-
-
 def is_signed(input) -> bool:
     return input.dtype.is_signed
 
 
 def is_storage(obj) -> bool:
-    from ._storage import UntypedStorage
     return isinstance(obj, UntypedStorage)
 
 

@@ -12,6 +12,8 @@ Example:
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ._dispatch import dispatch
@@ -137,6 +139,8 @@ def _normalize(index, t):
                 out.append(i)
         elif isinstance(i, (list, np.ndarray)) or (isinstance(i, tuple) and len(index) > 1):
             out.append(_to_index_tensor(i, t))
+        elif isinstance(i, Sequence) and not isinstance(i, (str, bytes, tuple)):
+            out.append(_to_index_tensor(list(i), t))  # range, deque...: an index sequence, as in torch
         elif hasattr(i, "__index__"):
             out.append(i.__index__())
         else:

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections import OrderedDict
 
 import numpy as np
 
 from . import _dtype as D
 from ._device import CPU, META, device as Device
-from ._dispatch import dispatch, set_tensor_class, wrap, wrap_meta
-from ._dispatch_inplace import dispatch_inplace
-from ._shape import Size, contiguous_strides, is_contiguous as _is_contig
+from ._creation import empty_strided, from_numpy, tensor
+from ._dispatch import MODES as _MODES, dispatch, set_tensor_class, wrap, wrap_meta
+from ._dispatch_inplace import WRITE_HOOKS, dispatch_inplace
+from ._dlpack import dlpack_device, to_dlpack
+from ._indexing import getitem, setitem
+from ._shape import Size, contiguous_strides, is_contiguous as _is_contig, normalize_dim
 from ._storage import UntypedStorage, VersionCounter
 from ._tensor_base import AutogradMeta, TensorBase, new_tensor
 from ._tensor_methods._args import as_device, as_dtype, size_args
@@ -42,13 +44,17 @@ from ._tensor_methods.scan import ScanMixin
 from ._tensor_methods.shape_copy import ShapeCopyMixin
 from ._tensor_methods.sorting import SortingMixin
 from ._tensor_methods.view import ViewMixin
+from ._tensor_pickle import deepcopy_tensor, reduce_tensor, setstate_tensor
+from ._tensor_str import tensor_repr
+from .autograd import backward
 from .autograd.grad_mode import STATE
+from ._primitives import creation as _CR
 from ._primitives import pointwise as P
 from ._primitives import shape_copy as SC
 from ._primitives import view as V
 from .overrides import (PLAIN_TYPES, DisableTorchFunctionSubclass, handle_torch_function,
                         has_torch_function)
-from .utils.hooks import RemovableHandle
+from .utils.hooks import RemovableHandle, add_hook
 
 __all__ = ["Tensor"]
 
@@ -75,7 +81,6 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             if isinstance(data, TensorBase):
                 t = data.detach()
             else:
-                from ._creation import tensor
                 t = tensor(data, dtype=dt)
         else:
             size = size_args(args) if args else (0,)
@@ -107,7 +112,6 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         shape = self._data.shape if self._data is not None else self._meta[0]
         if dim is None:
             return Size(shape)
-        from ._shape import normalize_dim
         return shape[normalize_dim(dim, len(shape))]
 
     @property
@@ -142,7 +146,6 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             st = tuple(s // isz for s in d.strides) if isz and d.size else contiguous_strides(d.shape)
         if dim is None:
             return st
-        from ._shape import normalize_dim
         return st[normalize_dim(dim, len(st))]
 
     def storage_offset(self) -> int:
@@ -288,6 +291,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             return self._type_string()
         if isinstance(dtype, str) and dtype.endswith("Tensor"):
             dtype = _TYPE_NAMES_INV[dtype.split(".")[-1]]
+        elif isinstance(dtype, type) and dtype.__name__.endswith("Tensor") and hasattr(dtype, "dtype"):
+            dtype = dtype.dtype  # a legacy type class: x.type(torch.LongTensor)
         return self.to(as_dtype(dtype))
 
     def _type_string(self) -> str:
@@ -413,6 +418,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{value.dim()} dimensions.")
             return self.copy_(value)
+        if WRITE_HOOKS:  # tracing observes writes that go through copy_ (a cpu scalar: meta has no data)
+            return self.copy_(wrap(np.array(value, dtype=self._dtype.np), self._dtype))
         if self._requires_grad:
             return self.copy_(self.new_full((), value))
         if self._data is not None:
@@ -441,27 +448,30 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return self._new_like(np.ones, size_args(size), dtype, device, requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-        t = self._new_like(np.empty, size_args((size,)), dtype, device, requires_grad)
+        t = self._new_like(np.empty, size_args((size,)), dtype, device, requires_grad, fill_value)
         if t._data is not None:
             t._data[...] = fill_value
         return t
 
     def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
-        from ._creation import empty_strided
         return empty_strided(size, stride, dtype=dtype or self._dtype,
                              device=device or self.device, requires_grad=requires_grad)
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-        from ._creation import tensor
         return tensor(data, dtype=dtype or self._dtype, device=device or self.device,
                       requires_grad=requires_grad)
 
-    def _new_like(self, fill, size, dtype, device, requires_grad):
+    def _new_like(self, fill, size, dtype, device, requires_grad, fill_value=None):
         dt = as_dtype(dtype) or self._dtype
         dev = as_device(device) or self.device
         if dev.type == "cuda":
             raise AssertionError("Torch not compiled with CUDA enabled")
-        t = wrap(fill(size, dt.np), dt) if dev is CPU else wrap_meta(size, dt)
+        if _MODES.stack:  # a dispatch mode (make_fx) must see the creation and its value
+            value = 0 if fill is np.zeros else 1 if fill is np.ones else fill_value
+            t = dispatch(_CR.empty, size=tuple(size), dtype=dt, device=dev) if value is None else \
+                dispatch(_CR.full, size=tuple(size), fill_value=value, dtype=dt, device=dev)
+        else:
+            t = wrap(fill(size, dt.np), dt) if dev is CPU else wrap_meta(size, dt)
         if requires_grad:
             t.requires_grad_()
         return t
@@ -557,30 +567,21 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             return self._grad_fn._register_tensor_hook(self._output_nr, hook)
-        am = self._ameta = self._ameta or AutogradMeta()
-        if am.hooks is None:
-            am.hooks = OrderedDict()
-        h = RemovableHandle(am.hooks)
-        am.hooks[h.id] = hook
-        return h
+        self._ameta = self._ameta or AutogradMeta()
+        return add_hook(self._ameta, "hooks", hook)
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """``hook(tensor)`` runs after the gradient was accumulated into this leaf's ``.grad``."""
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        am = self._ameta = self._ameta or AutogradMeta()
-        if am.post_acc_hooks is None:
-            am.post_acc_hooks = OrderedDict()
-        h = RemovableHandle(am.post_acc_hooks)
-        am.post_acc_hooks[h.id] = hook
-        return h
+        self._ameta = self._ameta or AutogradMeta()
+        return add_hook(self._ameta, "post_acc_hooks", hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``ember.autograd.backward``)."""
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
             return handle_torch_function(Tensor.backward, (self,), self, gradient, retain_graph,
                                          create_graph, inputs)
-        from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ Python protocol
@@ -612,11 +613,9 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
 
     def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule sharing this tensor's memory (see ``ember.from_dlpack``)."""
-        from ._dlpack import to_dlpack
         return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple:
-        from ._dlpack import dlpack_device
         return dlpack_device(self)
 
     def __array__(self, dtype=None, copy=None):
@@ -629,7 +628,6 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             return handle_torch_function(Tensor.__array_wrap__, (self,), self, array=array)
         if array.dtype == bool:
             array = array.astype("uint8")
-        from ._creation import from_numpy
         return from_numpy(np.asarray(array))
 
     def __len__(self) -> int:
@@ -671,7 +669,6 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return object.__format__(self, spec)
 
     def __repr__(self, *, tensor_contents=None) -> str:
-        from ._tensor_str import tensor_repr
         return tensor_repr(self)
 
     def __deepcopy__(self, memo):
@@ -682,15 +679,12 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
                                "https://github.com/pytorch/pytorch/pull/103001")
         if id(self) in memo:
             return memo[id(self)]
-        from ._tensor_pickle import deepcopy_tensor
         return deepcopy_tensor(self, memo)
 
     def __reduce_ex__(self, protocol):
-        from ._tensor_pickle import reduce_tensor
-        return reduce_tensor(self)
+        return reduce_tensor(self, type(self) is Tensor)
 
     def __setstate__(self, state):
-        from ._tensor_pickle import setstate_tensor
         setstate_tensor(self, state)
 
     # default __torch_function__: run the op with overrides off, then re-wrap results as the subclass
@@ -737,11 +731,9 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return dispatch(P.imag, self)
 
     def __getitem__(self, index):
-        from ._indexing import getitem
         return getitem(self, index)
 
     def __setitem__(self, index, value):
-        from ._indexing import setitem
         setitem(self, index, value)
 
 

@@ -14,6 +14,7 @@ Example:
 """
 from __future__ import annotations
 
+import copy
 import copyreg
 from collections import OrderedDict
 
@@ -21,7 +22,9 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import CPU
+from ._dispatch import wrap, wrap_meta
 from ._storage import UntypedStorage
+from ._tensor_base import TensorBase
 
 __all__ = ["TypedStorage", "reduce_tensor", "deepcopy_tensor", "setstate_tensor", "storage_from_bytes",
            "storage_from_array", "tensor_over_storage"]
@@ -77,7 +80,6 @@ copyreg.pickle(UntypedStorage, _reduce_untyped)
 
 def tensor_over_storage(storage: TypedStorage, offset: int, size, stride):
     """A tensor with torch geometry (element offset and strides) over ``storage``'s bytes."""
-    from ._dispatch import wrap, wrap_meta
     if not isinstance(storage, TypedStorage):
         raise TypeError(f"expected a storage to rebuild a tensor, got {type(storage).__name__}")
     size, stride = tuple(size), tuple(stride)
@@ -119,10 +121,9 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
 
 def _rebuild_from_type_v2(func, new_type, args, state):
     """Rebuild with ``func(*args)``, make it a ``new_type`` instance and restore ``__dict__`` state."""
-    from ._tensor import Tensor
     ret = func(*args)
-    if isinstance(new_type, type) and issubclass(new_type, Tensor) and type(ret) is not new_type:
-        ret = Tensor._make_subclass(new_type, ret, ret.requires_grad)
+    if isinstance(new_type, type) and issubclass(new_type, TensorBase) and type(ret) is not new_type:
+        ret = ret._make_subclass(new_type, ret, ret.requires_grad)
     if isinstance(state, tuple):  # (dict_state, slots_state) as torch's _set_obj_state accepts
         state = state[0]
     if state:
@@ -132,9 +133,9 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     return ret
 
 
-def reduce_tensor(t):
-    """``__reduce_ex__`` of a Tensor: torch's rebuild call over the shared storage."""
-    from ._tensor import Tensor
+def reduce_tensor(t, plain: bool):
+    """``__reduce_ex__`` of a Tensor (``plain``: of class Tensor itself, not a subclass): torch's
+    rebuild call over the shared storage."""
     if t._data is None and t._meta is None:
         raise RuntimeError("cannot pickle a tensor without data")
     st = t.untyped_storage()
@@ -144,7 +145,7 @@ def reduce_tensor(t):
     if state.get("_is_buffer"):
         for k in _MARKER_ATTRS:
             state.pop(k, None)
-    if type(t) is Tensor and not state:
+    if plain and not state:
         return (_rebuild_tensor_v2, args)
     return (_rebuild_from_type_v2, (_rebuild_tensor_v2, type(t), args, state or None))
 
@@ -156,8 +157,6 @@ def setstate_tensor(t, state):
 
 def deepcopy_tensor(t, memo):
     """A copy whose storage is copied once per memo, so views of one tensor stay views."""
-    import copy
-    from ._tensor import Tensor
     if t._data is None:
         new = t.detach().clone()
     else:
@@ -169,8 +168,8 @@ def deepcopy_tensor(t, memo):
             memo.setdefault(id(memo), []).append(st)  # copy's keep-alive list: id(st) stays unique
         new = tensor_over_storage(TypedStorage(new_st, t.dtype), t.storage_offset(), tuple(t.shape),
                                   t.stride())
-    if type(t) is not Tensor:
-        new = Tensor._make_subclass(type(t), new, t.requires_grad)
+    if type(t) is not type(new):  # new is a plain Tensor
+        new = new._make_subclass(type(t), new, t.requires_grad)
     new._requires_grad = t.requires_grad
     memo[id(t)] = new
     if t.grad is not None:

@@ -28,7 +28,7 @@ from typing import Callable, Iterable
 
 from ._device import device as _device_type
 from ._dtype import dtype as _dtype_type
-from ._library._operator import OPERATORS, Operator, get_operator
+from ._library._operator import Operator, get_operator
 from ._tensor import Tensor
 from ._tensor_base import TensorBase
 from .autograd.gradcheck import gradcheck

@@ -20,7 +20,8 @@ import threading
 
 from ._tensor_base import TensorBase
 
-__all__ = ["has_torch_function", "handle_torch_function", "is_tensor_like", "public", "TorchFunctionMode",
+__all__ = ["has_torch_function", "handle_torch_function", "try_torch_function", "is_tensor_like", "public",
+           "TorchFunctionMode",
            "PLAIN_TYPES", "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
 # types whose __torch_function__ is the default (the fast path skips the protocol for them)
@@ -128,8 +129,17 @@ def _via_function_mode(func, args, kwargs):
         stack.append(mode)
 
 
-def public(fn):
-    """Decorate a public function so tensor-like arguments may override it (the long-tail path)."""
+def try_torch_function(public_api, relevant_args, *args, **kwargs):
+    """``public_api``'s result from an overriding ``__torch_function__`` among ``relevant_args``, or
+    ``NotImplemented`` when nothing overrides (for callers that handle several arguments themselves)."""
+    if has_torch_function(relevant_args):
+        return handle_torch_function(public_api, relevant_args, *args, **kwargs)
+    return NotImplemented
+
+
+def public(fn, name: str | None = None, module: str | None = None):
+    """Decorate a public function so tensor-like arguments may override it (the long-tail path);
+    ``name``/``module`` publish it under another name (``ember.lu_solve`` from a helper)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _any_function_mode[0] and _FUNCTION_MODES.stack:
@@ -138,6 +148,10 @@ def public(fn):
             return handle_torch_function(wrapper, args + tuple(kwargs.values()), *args, **kwargs)
         return fn(*args, **kwargs)
     wrapper.__wrapped__ = fn
+    if name is not None:
+        wrapper.__name__ = wrapper.__qualname__ = name
+    if module is not None:
+        wrapper.__module__ = module
     return wrapper
 
 

@@ -2,7 +2,9 @@
 
 Every module under ember/ is parsed with ``ast``; every import (module level or inside a function,
 except those under ``if TYPE_CHECKING:``) that reaches another ember module is an edge, and an edge
-to a higher layer fails, naming both files. A file missing from the table fails too.
+to a higher layer fails, naming both files. A file missing from the table fails too. Within a layer
+there are no cycles either: importing ``pkg.mod`` also runs ``pkg/__init__.py``, so that is an edge
+too (from files outside ``pkg``), and function-local imports count like the others.
 """
 from __future__ import annotations
 
@@ -33,14 +35,14 @@ LAYERS = [
     ("_tensor_str.py", 2), ("_tensor_pickle.py", 2), ("_dlpack.py", 2), ("random.py", 2),
     ("utils/_python_dispatch.py", 2),
     # L3 the torch.* surface
-    ("_C.py", 3), ("types.py", 3), ("_checks.py", 3),  # torch._C's Python-visible pieces, some of them overrides' context managers
-    ("_functions.py", 3), ("_functions/*", 3), ("serialization.py", 3), ("_serialization/*", 3),
-    ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3), ("functional.py", 3), ("_linalg*.py", 3),
+    ("_C.py", 3), ("types.py", 3), ("_checks.py", 3),  # torch._C's pieces (some are overrides' context managers), torch.types, torch._check*
+    ("serialization.py", 3), ("_serialization/*", 3),
+    ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3),
     ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_legacy.py", 3), ("func/*", 3),
-    ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3),
+    ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3), ("_creation_interop.py", 3),
     ("ops/*", 3), ("library.py", 3), ("_library/*", 3), ("_custom_ops.py", 3),
     # L8 before L4 so nn/parallel is not taken for nn
-    ("nn/parallel/*", 8), ("distributed/*", 8),
+    ("nn/parallel/*", 8), ("distributed/*", 8), ("multiprocessing/*", 8),
     # L4 nn
     ("nn/*", 4),
     # L5 peers
@@ -49,6 +51,7 @@ LAYERS = [
     ("utils/tensorboard/*", 6),  # add_graph traces with fx
     # L6, L7
     ("fx/*", 6), ("_dynamo/*", 7), ("_inductor/*", 7),
+    ("_functorch/*", 7), ("functorch/*", 7),
 ]
 
 # optional heavy dependencies imported lazily inside functions; they are outside ember anyway
@@ -168,6 +171,67 @@ def test_no_upward_imports():
     assert not problems, "upward imports:\n" + "\n".join(problems)
 
 
+def import_graph() -> dict:
+    """file -> {imported file: line}, with the package ``__init__`` files an import runs first."""
+    graph = {}
+    for rel in _modules():
+        out = graph.setdefault(rel, {})
+        for lineno, target in _edges(rel):
+            if not target.endswith(".py") or target == rel:
+                continue
+            out.setdefault(target, lineno)
+            parts = target.split("/")[:-1]
+            for k in range(1, len(parts) + 1):  # ember/__init__.py (the roof) is not an edge
+                pkg = "/".join(parts[:k])
+                if not rel.startswith(pkg + "/"):  # a package's own files run after its __init__
+                    out.setdefault(pkg + "/__init__.py", lineno)
+    return graph
+
+
+def find_cycle(graph: dict):
+    """One import cycle as a list of files (first == last), or None (iterative DFS, 3 colours)."""
+    state, parent = {}, {}
+    for root in graph:
+        if root in state:
+            continue
+        stack = [(root, iter(graph.get(root, ())))]
+        state[root] = 1
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if state.get(child) == 1:  # back edge: a cycle child -> ... -> node -> child
+                    cycle, at = [child], node
+                    while at != child:
+                        cycle.append(at)
+                        at = parent[at]
+                    return [child] + cycle[:0:-1] + [child]
+                if child not in state:
+                    state[child], parent[child] = 1, node
+                    stack.append((child, iter(graph.get(child, ()))))
+                    break
+            else:
+                state[node] = 2
+                stack.pop()
+    return None
+
+
+def test_no_import_cycles():
+    graph = import_graph()
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(
+        f"ember/{a} (line {graph[a][b]})" for a, b in zip(cycle, cycle[1:])) + f" -> ember/{cycle[-1]}"
+
+
+def test_cycle_finder_sees_package_init_and_function_local_imports():
+    graph = {"a/x.py": {"b/y.py": 1, "b/__init__.py": 1}, "b/__init__.py": {"b/z.py": 2},
+             "b/z.py": {"a/x.py": 3}, "b/y.py": {}}
+    assert find_cycle(graph) == ["a/x.py", "b/__init__.py", "b/z.py", "a/x.py"]
+    assert find_cycle({"a.py": {"b.py": 1}, "b.py": {}}) is None
+    v = _Imports("ember")
+    v.visit(ast.parse("def f():\n    from ._tensor import Tensor\n"))
+    assert [m for _, m, _ in v.found] == ["ember._tensor"]
+
+
 @pytest.mark.parametrize("rel,expected", [("_primitives/pointwise.py", 1), ("nn/parallel/data_parallel.py", 8),
                                           ("nn/modules/linear.py", 4), ("_indexing_advanced.py", 2),
                                           ("utils/data/dataloader.py", 5), ("__init__.py", ROOF)])
@@ -183,3 +247,6 @@ def test_checker_sees_function_local_imports(tmp_path):
     assert [m for _, m, _ in v.found] == ["ember.nn", "numba"]
     assert _file_of("ember.nn") == "nn/__init__.py"
     assert LAZY_EXTERNAL and layer_of("nn/__init__.py") > layer_of("_primitives/view.py")
+
+# the compiler's namespaces (ember.compile): logging switches at L3, torch.compiler's helpers at L7
+LAYERS += [("_logging/*", 3), ("compiler/*", 7)]

@@ -68,14 +68,8 @@ def test_jit_is_an_eager_pass_through():
 
 
 def test_distributed_parallel_onnx_tell_the_truth():
-    dist = ember.distributed
-    assert not dist.is_available() and not dist.is_initialized()
-    with pytest.raises(RuntimeError, match="ember.distributed is not available"):
-        dist.init_process_group("gloo")
-    with pytest.raises(RuntimeError, match="ember.distributed is not available"):
-        dist.get_rank()
     from ember.nn.parallel import DistributedDataParallel
-    with pytest.raises(RuntimeError, match="ember.distributed is not available"):
+    with pytest.raises(NotImplementedError, match="DistributedDataParallel is not implemented yet"):
         DistributedDataParallel(ember.nn.Linear(2, 2))
     dp = ember.nn.DataParallel(ember.nn.Linear(2, 3))
     assert tuple(dp(ember.ones(4, 2)).shape) == (4, 3)
@@ -98,11 +92,10 @@ def test_hub_offline(tmp_path):
 
 
 def test_import_stays_lazy():
-    # what import ember loads is asserted; how long it takes is measured, not asserted (a loaded
-    # machine makes any bound flaky): `python -X importtime -c "import ember"`
+    # the lazy namespaces stay unloaded (heavy third-party modules: tests/test_import.py)
     code = ("import sys; import ember; "
             "print(any(m.startswith(('ember.distributions', 'ember.amp', 'ember.func', "
-            "'ember.utils.tensorboard', 'ember.nn.parallel', 'scipy', 'numba', 'torch')) "
+            "'ember.utils.tensorboard', 'ember.nn.parallel')) "
             "for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

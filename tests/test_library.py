@@ -168,3 +168,59 @@ def test_opcheck():
     res = ember.library.opcheck(bad, (x,), raise_exception=False)
     assert res["test_schema"] == "SUCCESS" and res["test_faketensor"] == "SUCCESS"
     assert isinstance(res["test_aot_dispatch_dynamic"], Exception)
+
+
+def test_meta_without_fake_rule_raises_like_torch():
+    for lib in (ember, torch):
+        @lib.library.custom_op("emberlib_t::nofake", mutates_args=())
+        def nofake(x: lib.Tensor) -> lib.Tensor:
+            return x + 1
+        with pytest.raises(RuntimeError, match="no fake impl registered"):
+            nofake(lib.empty(2, device="meta"))
+
+
+def test_mutating_custom_op_matches_torch():
+    res = {}
+    for lib in (ember, torch):
+        @lib.library.custom_op("emberlib_t::add_into", mutates_args={"y"})
+        def add_into(x: lib.Tensor, y: lib.Tensor) -> None:
+            y.add_(x)
+        y = lib.zeros(3)
+        v = y._version
+        assert add_into(lib.arange(3.0), y) is None
+        assert y._version > v
+        res[lib.__name__] = (y.tolist(), str(lib.ops.emberlib_t.add_into.default._schema))
+    assert res["ember"] == res["torch"]
+
+
+def test_multi_output_and_list_input_autograd_match_torch():
+    a = np.random.default_rng(2).standard_normal((2, 3))
+    grads, outs = {}, {}
+    for lib in (ember, torch):
+        @lib.library.custom_op("emberlib_t::split_scale", mutates_args=())
+        def split_scale(xs: list[lib.Tensor], k: float) -> tuple[lib.Tensor, lib.Tensor]:
+            return xs[0] * k, xs[1].sin()
+
+        def setup_context(ctx, inputs, output):
+            xs, k = inputs
+            ctx.save_for_backward(xs[1])
+            ctx.k = k
+
+        def backward(ctx, g0, g1):
+            (x1,) = ctx.saved_tensors
+            return [g0 * ctx.k, g1 * x1.cos()], None
+        split_scale.register_autograd(backward, setup_context=setup_context)
+        x0 = lib.tensor(a[0], requires_grad=True)
+        x1 = lib.tensor(a[1], requires_grad=True)
+        o0, o1 = split_scale([x0, x1], 3.0)
+        (o0.sum() * 2 + (o1 * o1).sum()).backward()
+        outs[lib.__name__] = (o0.tolist(), o1.tolist())
+        grads[lib.__name__] = (x0.grad.tolist(), x1.grad.tolist())
+    np.testing.assert_allclose(np.array(outs["ember"]), np.array(outs["torch"]))
+    np.testing.assert_allclose(np.array(grads["ember"]), np.array(grads["torch"]))
+
+
+def test_kernel_without_definition_says_so():
+    ember.library.impl("emberlib_ext::nodef", "cpu", lambda x: x)
+    with pytest.raises(NotImplementedError, match="never defined"):
+        ember.ops.emberlib_ext.nodef(ember.ones(1))

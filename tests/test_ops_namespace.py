@@ -137,6 +137,7 @@ SAMPLES = {
     "slice.Tensor": ((T((5, 6)), 1, 1, 5, 2), {}),
     "diagonal.default": ((T((3, 4)), 1), {}),
     "as_strided.default": ((T((3, 4)), [2, 2], [1, 2], 1), {}),
+    "as_strided_scatter.default": ((T((3, 4)), T((2, 2)), [2, 2], [4, 1], 1), {}),
     "view_as_real.default": ((T(),), {}),  # replaced below by a complex input
     "view_as_complex.default": ((T((3, 2)),), {}),
     "reshape.default": ((T(), [2, 6]), {}),
@@ -203,9 +204,9 @@ SAMPLES = {
     "linalg_matrix_exp.default": ((T((3, 3)),), {}),
     "convolution.default": ((T((2, 3, 6, 6)), T((4, 3, 3, 3)), T((4,)), [1, 2], [1, 0], [1, 1],
                              False, [0, 0], 1), {}),
-    "_softmax.default": ((T(), 1, False), {}),
+    "_softmax.default": ((T(), -1, False), {}),
     "_log_softmax.default": ((T(), 0, False), {}),
-    "_softmax_backward_data.default": ((T(), T(kind="pos"), 1, "dtype:float32"), {}),
+    "_softmax_backward_data.default": ((T(), T(kind="pos"), -1, "dtype:float32"), {}),
     "_log_softmax_backward_data.default": ((T(), T(), 1, "dtype:float32"), {}),
     "native_layer_norm.default": ((T((2, 3, 4)), [4], T((4,)), T((4,)), 1e-5), {}),
     "native_layer_norm_backward.default": None,  # built from a forward below
@@ -321,8 +322,8 @@ SAMPLES.update({
     "_fft_c2c.default": ((T(),), {}),  # replaced below by a complex input
     "_fft_r2c.default": ((T(), [1], 1, True), {}),
     "_fft_c2r.default": ((T(),), {}),  # replaced below by a complex input
-    "select_backward.default": ((T((4,)), [3, 4], 0, 1), {}),
-    "slice_backward.default": ((T((2, 4)), [5, 4], 0, 1, 5, 2), {}),
+    "select_backward.default": ((T((3,)), [3, 4], -1, 1), {}),
+    "slice_backward.default": ((T((2, 4)), [5, 4], -2, 1, 5, 2), {}),
     "adaptive_max_pool2d.default": ((T((1, 2, 6, 6)), [2, 3]), {}),
     "adaptive_max_pool3d.default": ((T((1, 2, 4, 4, 4)), [2, 2, 1]), {}),
     "adaptive_avg_pool3d.default": ((T((1, 2, 4, 4, 4)), [2, 2, 1]), {}),
@@ -340,14 +341,93 @@ SAMPLES.update({
     "linalg_solve_triangular.default": ((T((3, 3), "spd"), T((3, 2), "double")), {"upper": True}),
     "linalg_ldl_factor_ex.default": ((T((3, 3), "spd"),), {}),
     "angle.default": ((T(),), {}),
+    "add_.Scalar": ((T(), 2.0), {"alpha": 3}),
+    "sub_.Scalar": ((T(), 2.0), {}),
+    "mul_.Scalar": ((T(), 2.0), {}),
+    "div_.Scalar": ((T(), 2.0), {}),
+    "pow_.Scalar": ((T(kind="pos"), 2.0), {}),
+    "copy_.default": ((T(), T((4,))), {}),
+    "fill_.Scalar": ((T(), 2.5), {}),
+    "fill_.Tensor": ((T(), T(())), {}),
+    "clamp_.default": ((T(), -0.2, 0.3), {}),
+    "lerp_.Scalar": ((T(), T(), 0.25), {}),
+    "sqrt_.default": ((T(kind="pos"),), {}),
+    "logical_not_.default": ((T(kind="bool"),), {}),
+    "bitwise_and_.Tensor": ((T(kind="int"), T(kind="int")), {}),
+    "cumsum_.default": ((T(), 1), {}),
+    "masked_fill_.Scalar": ((T(), T(kind="bool"), 2.0), {}),
+    "index_put_.default": ((T((5, 4)), [A((3,), "idx")], T((4,))), {}),
+    "uniform_.default": ((T(), -1.0, 1.0), {}),
+    "normal_.default": ((T(), 1.0, 2.0), {}),
+    "bernoulli_.float": ((T(), 0.3), {}),
+    "hardtanh_.default": ((T(), -0.5, 0.5), {}),
+    "leaky_relu_.default": ((T(), 0.3), {}),
+    "fill.Scalar": ((T(), 2.5), {}),
+    "fill.Tensor": ((T(), T(())), {}),
+    "new_zeros.default": ((T(), [2, 5]), {}),
+    "new_ones.default": ((T(), [2, 5]), {"dtype": "dtype:int32"}),
+    "new_empty.default": ((T(), [2, 5]), {}),
+    "new_full.default": ((T(), [2, 5], 1.5), {}),
+    "expand_as.default": ((T((3, 1)), T()), {}),
+    "view_as.default": ((T(), T((4, 3))), {}),
+    "reshape_as.default": ((T(), T((2, 6))), {}),
+    "type_as.default": ((T(), A((2,), "int")), {}),
+    "to.dtype": ((T(), "dtype:float64"), {}),
+    "to.device": ((T(), "cpu", "dtype:int64"), {}),
+    "to.other": ((T(), A((2,), "int")), {}),
+    "rsub.Scalar": ((T(), 2.0), {}),
+    "outer.default": ((T((3,)), T((4,))), {}),
+    "clamp_min.default": ((T(), 0.1), {}),
+    "clamp_max.default": ((T(), 0.1), {}),
+    "diag_embed.default": ((T(), 1), {}),
+    "argsort.default": ((T(), 1, True), {}),
+    "argsort.stable": ((T(),), {"stable": True, "dim": 0}),
+    "masked_select.default": ((T(), T(kind="bool")), {}),
+    "where.default": ((T(kind="bool"),), {}),
+    "var.dim": ((T(), [1], False), {}),
+    "std.dim": ((T(), [0]), {}),
+    "var_mean.correction": ((T(), [1]), {"correction": 0}),
+    "std_mean.correction": ((T(),), {}),
+    "norm.Scalar": ((T(), 3), {}),
+    "norm.ScalarOpt_dim": ((T(), 1, [1]), {}),
+    "cdist.default": ((T((3, 4)), T((2, 4)), 2.0), {}),
+    "cosine_similarity.default": ((T(), T()), {}),
+    "pairwise_distance.default": ((T(), T()), {}),
+    "native_batch_norm.default": ((T((4, 3, 2, 2)), T((3,)), T((3,)), T((3,)), T((3,), "pos"), False,
+                                   0.1, 1e-5), {}),
+    "batch_norm.default": ((T((4, 3, 2, 2)), T((3,)), T((3,)), T((3,)), T((3,), "pos"), False, 0.1,
+                            1e-5, False), {}),
+    "native_dropout.default": ((T(), 0.5, False), {}),
+    "mse_loss.default": ((T(), T()), {}),
+    "l1_loss.default": ((T(), T(), 2), {}),
+    "smooth_l1_loss.default": ((T(), T(), 0, 0.5), {}),
+    "huber_loss.default": ((T(), T(), 1, 0.5), {}),
+    "binary_cross_entropy.default": ((T(kind="pos"), T(kind="pos")), {}),
+    "binary_cross_entropy_with_logits.default": ((T(), T(kind="pos"), None, T((4,), "pos")), {}),
+    "cross_entropy_loss.default": ((T((4, 5)), A((4,), "int")), {"label_smoothing": 0.1}),
+    "upsample_nearest2d.vec": ((T((1, 2, 3, 3)), [6, 5], None), {}),
+    "upsample_bilinear2d.vec": ((T((1, 2, 3, 3)), None, False, [2.0, 2.0]), {}),
+    "constant_pad_nd.default": ((T(), [1, 2]), {"value": 0.5}),
+    "pad.default": ((T((1, 3, 4)), [1, 2], "reflect"), {}),
+    "group_norm.default": ((T((2, 4, 3)), 2, T((4,)), T((4,))), {}),
+    "one_hot.default": ((A((5,), "idx"), 4), {}),
+    "glu.default": ((T((3, 4)),), {}),
+    "pixel_shuffle.default": ((T((1, 8, 2, 2)), 2), {}),
+    "pixel_unshuffle.default": ((T((1, 2, 4, 4)), 2), {}),
+    "channel_shuffle.default": ((T((1, 4, 2, 2)), 2), {}),
+    "grid_sampler.default": ((T((1, 2, 4, 4)), T((1, 3, 3, 2)), 0, 1, False), {}),
+    "affine_grid_generator.default": ((T((1, 2, 3)), [1, 2, 4, 5], False), {}),
 })
+RANDOM_INPLACE = {"uniform_.default", "normal_.default", "bernoulli_.float"}
 # random draws follow ember's generator, not torch's stream: shapes and dtypes are compared
-RANDOM = {"bernoulli.default", "bernoulli.Tensor", "normal_functional.default", "bernoulli.p", "normal.Tensor_float", "normal.float_Tensor",
+RANDOM = {"bernoulli.default", "bernoulli.Tensor", "normal_functional.default", "bernoulli.p",
+          "normal.Tensor_float", "normal.float_Tensor",
           "normal.Tensor_Tensor", "normal.float_float", "uniform.default", "exponential.default",
           "cauchy.default", "log_normal.default", "geometric.default", "random.from", "random.to",
           "random.default", "multinomial.default", "poisson.default", "binomial.default",
           "_standard_gamma.default", "randperm.default", "randperm.generator", "rand.default",
-          "rand.generator", "randn.default", "randn.generator", "randint.default", "randint.low", "randint.low_generator",
+          "rand.generator", "randn.default", "randn.generator", "randint.default", "randint.low",
+          "randint.low_generator",
           "empty.memory_format", "empty_like.default"}
 NONDETERMINISTIC_VALUES = {"nonzero.default"}
 
@@ -366,7 +446,7 @@ def _generic_sample(ov_name, schema):
     for a in schema.arguments:
         if a.kwarg_only:
             break
-        if a.has_default_value:
+        if a.has_default_value():
             break
         if a.is_tensor:
             args.append(T(kind=kind))
@@ -399,10 +479,12 @@ def _close(e, t, name):
 
 
 def _run_inplace(name, args, kwargs):
+    """In-place overloads return their first argument (foreach ones None); compare what they wrote."""
     out = []
     for fw in (ember, torch):
         a, kw = _to(fw, args), _to(fw, kwargs)
-        assert _run_with(fw, name, a, kw) is None, name
+        r = _run_with(fw, name, a, kw)
+        assert r is (None if name.startswith("_foreach") else a[0]), name
         out.append(a[0])
     return out
 
@@ -478,7 +560,7 @@ def check_entry(name):
         e, t = _run_inplace(name, args, kwargs)
     else:
         e, t = _run(ember, name, args, kwargs), _run(torch, name, args, kwargs)
-    if name in RANDOM:
+    if name in RANDOM or name in RANDOM_INPLACE or name == "new_empty.default":
         _same_layout(e, t, name)
     else:
         _close(e, t, name)
@@ -642,3 +724,46 @@ def test_aten_overloads_lookup():
     assert str(ov) == "aten.div.Tensor_mode" and kw == {"rounding_mode": "floor"}
     with pytest.raises(LookupError):
         to_aten_call(REGISTRY["lstm_cell_pointwise"], (ember.ones(1, 4), ember.ones(1, 1)), {})
+
+
+def _meta(fw, x):
+    if isinstance(x, A):
+        return fw.empty(x.a.shape, dtype=getattr(fw, str(x.a.dtype)), device="meta")
+    if isinstance(x, (list, tuple)):
+        return type(x)(_meta(fw, v) for v in x)
+    if isinstance(x, dict):
+        return {k: _meta(fw, v) for k, v in x.items()}
+    return _to(fw, x)
+
+
+# ember composites that build a constant on the cpu whatever the input's device (nn.functional's
+# one_hot uses arange, affine_grid a NumPy base grid): known gaps outside the aten table
+META_GAPS = {"one_hot.default", "affine_grid_generator.default"}
+
+
+def test_every_table_entry_runs_on_meta_tensors_like_torch():
+    """Where torch's aten op runs on meta tensors, ember's gives the same shapes and dtypes (the
+    graphs make_fx/AOT autograd trace run on meta/fake tensors)."""
+    compared = 0
+    for name in _all_overloads():
+        if name in DERIVED:
+            continue
+        args, kwargs = _sample_for(name)
+        try:
+            t = _overload(torch, name)(*_meta(torch, args), **_meta(torch, kwargs))
+        except (RuntimeError, NotImplementedError):
+            continue  # torch has no meta kernel for it (data-dependent shapes, ...)
+        if name in META_GAPS:  # still failing in ember: the list stays exact
+            with pytest.raises(RuntimeError, match="meta and cpu"):
+                _overload(ember, name)(*_meta(ember, args), **_meta(ember, kwargs))
+            continue
+        if name == "native_batch_norm.default":
+            continue  # torch's meta kernel gives (C,) stats in evaluation where its CPU kernel gives
+            # empty ones; ember follows the CPU kernel
+        e = _overload(ember, name)(*_meta(ember, args), **_meta(ember, kwargs))
+        if t is None:
+            assert e is None, name
+            continue
+        _same_layout(e, t, name)
+        compared += 1
+    assert compared > 300

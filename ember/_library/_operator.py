@@ -46,8 +46,9 @@ def get_operator(qualname: str, create: bool = True) -> "Operator":
         if not create:
             raise RuntimeError(f"operator {qualname} does not exist")
         op = OPERATORS[key] = Operator(ns, name, overload or "default")
-        packets = _ops_namespace(ns, create=True)._packets
-        packets.setdefault(name, _Undefined(op))  # until defined, calling it says why it cannot run
+        if ns != "aten":  # ops.aten is ember's fixed table; kernels registered for it go unused
+            packets = _ops_namespace(ns, create=True)._packets
+            packets.setdefault(name, _Undefined(op))  # until defined, calling it says why it can't run
     return op
 
 
@@ -65,7 +66,12 @@ class _Undefined:
         return self  # ops.<ns>.<name>.default
 
     def __call__(self, *args, **kwargs):
-        self._op.kernel_for("cpu")
+        op = self._op
+        if op.kernels or op.composite is not None:
+            raise NotImplementedError(f"{op.qualname} has Python kernels but was never defined (no "
+                                      "schema): define it first (Library.define / "
+                                      "ember.library.define / custom_op)")
+        op.kernel_for("cpu")  # raises: its compiled kernel is not available
 
     def __repr__(self) -> str:
         return f"<undefined operator {self._op.qualname} (compiled kernel not available)>"

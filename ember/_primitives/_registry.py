@@ -11,7 +11,9 @@ A primitive is declared once, in its family's file::
         return grad * b.conj(), grad * a.conj()
 
 What a derivative saves for backward is read from its signature: parameters named like kernel inputs
-save those inputs, ``out`` saves the (first) output, ``outs`` every output; keyword-only parameters
+save those inputs, ``out`` saves the (first) output, ``out1``, ``out2``... only that output (say the
+indices of a max or the statistics of a norm, so the values output stays writable in place, as in
+torch), ``outs`` every output; keyword-only parameters
 receive the op's params. The registry sums gradients over broadcast dims and casts them to the input's
 dtype, so derivatives state only the maths.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 import inspect
 from typing import Callable
 
-__all__ = ["OpDef", "primitive", "REGISTRY", "TensorMeta", "set_dispatcher"]
+__all__ = ["OpDef", "primitive", "REGISTRY", "TensorMeta", "SlowPath", "set_dispatcher"]
 
 REGISTRY: dict = {}
 _DISPATCH = None  # ember._dispatch.dispatch: layer L1 cannot import it, so L2 hands it in once
@@ -33,6 +35,12 @@ def set_dispatcher(fn: Callable) -> None:
 
 # type-promotion kinds of pointwise ops (torch's ELEMENTWISE_TYPE_PROMOTION_KIND)
 PROMOTIONS = ("default", "int_to_float", "always_bool", "compare", "complex_to_float", "none")
+
+
+class SlowPath(ValueError):
+    """Raised by a kernel (or in-place writer) that does not handle its inputs: they are invalid, or
+    outside the case it is fast for. Dispatch then re-runs the op's meta rule, which raises torch's
+    error with torch's message (an in-place writer's caller takes the ordinary path instead)."""
 
 
 class TensorMeta:
@@ -64,8 +72,8 @@ class OpDef:
         self.promotion = promotion if kind == "pointwise" else "none"
         self.expr = expr
         self.promote_args = promote_args  # which positional args take part in promotion (None: all)
-        self.ufunc = None  # a NumPy ufunc equal to the kernel without params: in-place ops write with out=
-        self.ufunc_params = False  # the ufunc-like writer also takes the op's params
+        self.ufunc = None  # the in-place writer (see inplace_writer): x.op_(...) writes with out=
+        self.ufunc_params = False  # the writer also takes the op's params
         self.num_outputs = num_outputs
         self.differentiable_outputs = differentiable_outputs
         self.input_names = tuple(p.name for p in inspect.signature(kernel).parameters.values()
@@ -87,6 +95,9 @@ class OpDef:
         self.node_class = None  # filled by the autograd layer (one Node subclass per op, torch's name)
         REGISTRY[name] = self
 
+    def __reduce__(self):  # by name: graphs that record primitives (node.meta) pickle
+        return (_registered, (self.name,))
+
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
 
@@ -106,19 +117,24 @@ class OpDef:
                 var_kw = True
             else:
                 positional.append(p.name)
-        if "out" in self.input_names or "outs" in self.input_names:
-            raise TypeError(f"primitive {self.name}: an input may not be named 'out'/'outs' (those "
-                            "names mean the primitive's own outputs in a derivative)")
+        if any(_output_index(n) is not None or n == "outs" for n in self.input_names):
+            raise TypeError(f"primitive {self.name}: an input may not be named 'out'/'out<k>'/'outs' "
+                            "(those names mean the primitive's own outputs in a derivative)")
         for n in positional:
-            if n not in self.input_names and n not in ("out", "outs"):
+            k = _output_index(n)
+            if k is not None and k >= self.num_outputs:
+                raise TypeError(f"derivative of {self.name}: '{n}' names no output (the primitive "
+                                f"has {self.num_outputs})")
+            if n not in self.input_names and n != "outs" and k is None:
                 raise TypeError(f"derivative of {self.name}: '{n}' names no input of the kernel "
                                 f"{self.input_names}")
         self.save_inputs = tuple(self.input_names.index(n) for n in positional
                                  if n in self.input_names)
         self.save_order = tuple(positional)
-        # (0, input index) | (1, 0) for ``out`` | (2, 0) for ``outs``: what _record saves, in order
-        self.save_plan = tuple((1, 0) if n == "out" else (2, 0) if n == "outs"
-                               else (0, self.input_names.index(n)) for n in positional)
+        # (0, input index) | (1, k) for ``out``/``out<k>`` | (2, 0) for ``outs``: what _record saves
+        self.save_plan = tuple((1, _output_index(n)) if _output_index(n) is not None
+                               else (2, 0) if n == "outs" else (0, self.input_names.index(n))
+                               for n in positional)
         self.save_out = "out" in positional
         self.save_outs = "outs" in positional
         # ``needs_input_grad`` (a tuple of bools, one per input) lets a derivative skip unneeded work
@@ -134,10 +150,38 @@ class OpDef:
     def _is_shape_kw(self, k: str) -> bool:
         return k.endswith("_shape") and k[:-6] in self.input_names
 
+    def inplace_writer(self, fn: Callable | None = None, *, takes_params: bool = False):
+        """Declare ``fn(*operands, out=array)`` (a NumPy ufunc or a function), computing exactly what the
+        kernel computes but into ``out``: outside autograd, ``x.op_(...)`` with operands already in x's
+        dtype then writes straight into x's memory. ``takes_params``: ``fn`` also takes the op's
+        params. Use as ``mul.inplace_writer(np.multiply)`` or ``@add.inplace_writer(takes_params=True)``
+        right below the kernel; a writer raising ``SlowPath`` (or ``ValueError``) sends the call to the
+        ordinary path."""
+        def register(writer: Callable) -> Callable:
+            self.ufunc, self.ufunc_params = writer, takes_params
+            return writer
+        return register if fn is None else register(fn)
+
     def meta(self, fn: Callable) -> Callable:
         """Register the meta rule: ``fn(*inputs, **params) -> TensorMeta`` (or a tuple of them)."""
         self.meta_rule = fn
         return fn
+
+
+def _output_index(name: str):
+    """0 for ``out``, k for ``out<k>``, None for any other parameter name."""
+    if name == "out":
+        return 0
+    if name.startswith("out") and name[3:].isdigit():
+        return int(name[3:])
+    return None
+
+
+def _registered(name: str) -> OpDef:
+    op = REGISTRY.get(name)
+    if op is None:
+        raise LookupError(f"no primitive named {name!r} is registered")
+    return op
 
 
 def primitive(name: str, kind: str = "other", **options) -> Callable[[Callable], OpDef]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._registry import TensorMeta, primitive
+from ._registry import SlowPath, TensorMeta, primitive
 
 __all__ = ["convolution", "convolution_weight", "im2col", "col2im", "conv_out_size",
            "convt_out_size", "check_conv", "windows", "pad_zeros"]
@@ -153,7 +153,7 @@ def convolution(x, w, b, *, stride, padding, dilation, groups=1, transposed=Fals
     if not transposed:
         out = _in_from_cols(x.shape[2:], k, stride, padding, dilation)
         if min(out, default=1) <= 0:
-            raise ValueError("conv")
+            raise SlowPath
         o = w.shape[0]
         if g == 1 and b is not None:
             # the bias rides in the matmul as a column of the weight against a row of ones

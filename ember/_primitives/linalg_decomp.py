@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._errors import dtype_title
 from .._shape import broadcast_shapes
-from ._registry import REGISTRY, TensorMeta, primitive
+from ._registry import REGISTRY, SlowPath, TensorMeta, primitive
 from .shape_copy import cat
 
 __all__ = ["LinAlgError", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve", "linalg_solve_ex",
@@ -209,9 +209,9 @@ def _(a):
 
 
 @linalg_slogdet.derivative
-def _(grads, a, outs):
+def _(grads, a, out):
     gsign, glog = grads
-    sign = outs[0]
+    sign = out  # only the sign is saved: logabsdet may be written in place, as in torch
     if a.is_complex():
         # torch: g = glogabsdet - i * Im(conj(sign) * gsign)
         g = (glog - 1j * (sign.conj() * gsign).imag).conj()
@@ -227,12 +227,12 @@ def _solve(a, b, left, check_errors):
     """``(X, info)`` for ``A X = B`` (``X A = B``); ``b`` is ``(*, n, k)``, broadcast against ``a``."""
     _kcheck(a)
     if b.ndim < 2 or a.dtype != b.dtype:
-        raise ValueError("solve")
+        raise SlowPath
     if not left:
         x, info = _solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), True, check_errors)
         return np.swapaxes(x, -1, -2), info
     if b.shape[-2] != a.shape[-1]:
-        raise ValueError("solve")
+        raise SlowPath
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     try:
         return np.linalg.solve(a, b), np.zeros(a.shape[:-2], np.int32)
@@ -363,13 +363,13 @@ def _tri(a, upper, unitriangular):
 def linalg_solve_triangular(a, b, *, upper, left=True, unitriangular=False):
     _kcheck(a)
     if b.ndim < 2 or a.dtype != b.dtype:
-        raise ValueError("solve_triangular")
+        raise SlowPath
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return np.swapaxes(linalg_solve_triangular.kernel(
             np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), upper=not upper,
             unitriangular=unitriangular), -1, -2)
     if b.shape[-2] != a.shape[-1]:
-        raise ValueError("solve_triangular")
+        raise SlowPath
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if not (a.size and b.size):
         return np.zeros(batch + b.shape[-2:], a.dtype)
@@ -545,7 +545,7 @@ def _(grads):
 def linalg_ldl_solve(LD, pivots, b, *, hermitian=False):
     _kcheck(LD)
     if b.ndim < 2 or b.shape[-2] != LD.shape[-1] or b.dtype != LD.dtype:
-        raise ValueError("ldl_solve")
+        raise SlowPath
     batch = broadcast_shapes(LD.shape[:-2], pivots.shape[:-1], b.shape[:-2])
     n = LD.shape[-1]
     fl = np.broadcast_to(LD, batch + (n, n)).reshape((-1, n, n))

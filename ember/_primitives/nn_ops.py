@@ -22,7 +22,7 @@ _addr = np.add.reduce
 _maxr = np.maximum.reduce
 
 
-def _same(a, *, dim=None, **_):
+def _same(a, *others, dim=None, **_):  # softmax-likes and their backward (grad, output)
     return TensorMeta(tuple(a.shape), a.dtype)
 
 
@@ -324,8 +324,8 @@ def _(input, weight, bias, *, normalized_shape, eps=1e-5):
 
 
 @native_layer_norm.derivative
-def _(grads, input, weight, outs, *, normalized_shape, needs_input_grad):
-    gi, gw, gb = grads[0]._op(native_layer_norm_backward, input, outs[1], outs[2], weight,
+def _(grads, input, weight, out1, out2, *, normalized_shape, needs_input_grad):
+    gi, gw, gb = grads[0]._op(native_layer_norm_backward, input, out1, out2, weight,
                               normalized_shape=normalized_shape)
     return gi, (gw if weight is not None else None), (gb if needs_input_grad[2] else None)
 
@@ -389,6 +389,8 @@ def _(ggs, grad, input, mean, rstd, weight, outs, *, normalized_shape):
 @primitive("embedding", kind="other")
 def embedding(weight, indices, *, padding_idx=-1, scale_grad_by_freq=False):
     """Rows of ``weight`` picked by ``indices``: ``(*) -> (*, embedding_dim)``."""
+    if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")  # torch's message; -1 does not wrap around
     return weight.take(indices, axis=0)
 
 
@@ -449,3 +451,59 @@ def _(gg, indices, *, padding_idx, scale_grad_by_freq):
         gg = gg.clone()
         gg[padding_idx] = 0
     return gg._op(embedding, indices), None
+
+
+# ----------------------------------------------------------------------------- activations with edges
+# Their own primitives because their derivatives special-case the edges as torch's do: softplus'(0)
+# is sigmoid(0) = 1/2 (a max(z, 0) + log1p(e^-|z|) composite gives 1 there), and hardtanh's gradient
+# is 0 at the bounds (clamp's is 1).
+@primitive("softplus", kind="pointwise", promotion="int_to_float", expr="softplus(a)")
+def softplus(a, *, beta=1.0, threshold=20.0):
+    z = a * beta if beta != 1 else a
+    with np.errstate(over="ignore"):
+        soft = np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))
+    if beta != 1:
+        soft = soft / beta
+    return np.where(z > threshold, a, soft).astype(a.dtype, copy=False)
+
+
+@softplus.derivative
+def _(grad, a, *, beta, threshold):
+    z = a * beta if beta != 1 else a
+    return grad * z.sigmoid().where(z <= threshold, 1)
+
+
+@primitive("hardtanh", kind="pointwise", expr="hardtanh(a)")
+def hardtanh(a, *, min_val=-1.0, max_val=1.0):
+    if a.dtype == np.bool_:
+        raise RuntimeError('"hardtanh_cpu" not implemented for \'Bool\'')
+    lo, hi = (min_val, max_val) if a.dtype.kind == "f" else (math.ceil(min_val), math.floor(max_val))
+    return np.clip(a, lo, hi).astype(a.dtype, copy=False)
+
+
+@hardtanh.derivative
+def _(grad, a, *, min_val, max_val):
+    return grad.where((a > min_val).logical_and(a < max_val), 0)
+
+
+__all__ += ["softplus", "hardtanh"]
+
+
+@primitive("binary_cross_entropy", kind="pointwise", expr="bce(x, t)")
+def binary_cross_entropy(input, target):
+    """Elementwise ``-(t log x + (1 - t) log(1 - x))``, each log clamped at -100 (torch's)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lx = np.maximum(np.log(input), -100)
+        l1x = np.maximum(np.log1p(-input), -100)
+    return (-(target * lx + (1 - target) * l1x)).astype(np.result_type(input, target), copy=False)
+
+
+@binary_cross_entropy.derivative
+def _(grad, input, target):
+    # torch's: (x - t) / clamp((1 - x) x, min=1e-12), finite at x = 0 or 1 (a saturated sigmoid)
+    gi = grad * (input - target) / ((1 - input) * input).clamp(min=1e-12)
+    gt = grad * ((-input).log1p() - input.log())  # unclamped, as torch's
+    return gi, gt
+
+
+__all__ += ["binary_cross_entropy"]

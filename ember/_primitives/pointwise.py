@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from ._registry import primitive
+from ._registry import SlowPath, primitive
 from .pointwise_backward import sigmoid_backward, tanh_backward, threshold_backward
 from ._special import special as _sp
 
@@ -82,6 +82,13 @@ def add(a, b, *, alpha=1):
         return add.kernel(*_wrap_ints((a, b)), alpha=alpha)
 
 
+@add.inplace_writer(takes_params=True)
+def _add_into(a, b, *, out, alpha=1):
+    if type(alpha) is not float and type(alpha) is not int:
+        raise SlowPath  # bool/complex alpha: the ordinary path validates it as torch does
+    np.add(a, b if alpha == 1 else np.multiply(b, alpha), out=out)
+
+
 @add.derivative
 def _(grad, *, alpha):
     return grad, (grad if alpha == 1 else grad * alpha)
@@ -93,6 +100,13 @@ def sub(a, b, *, alpha=1):
         return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
     except OverflowError:
         return sub.kernel(*_wrap_ints((a, b)), alpha=alpha)
+
+
+@sub.inplace_writer(takes_params=True)
+def _sub_into(a, b, *, out, alpha=1):
+    if type(alpha) is not float and type(alpha) is not int:
+        raise SlowPath
+    np.subtract(a, b if alpha == 1 else np.multiply(b, alpha), out=out)
 
 
 @sub.derivative
@@ -108,6 +122,9 @@ def mul(a, b):
         return np.multiply(*_wrap_ints((a, b)))
 
 
+mul.inplace_writer(np.multiply)
+
+
 @mul.derivative
 def _(grad, a, b, *, needs_input_grad):
     return (grad * _conj(b) if needs_input_grad[0] else None,
@@ -117,6 +134,9 @@ def _(grad, a, b, *, needs_input_grad):
 @primitive("div", kind="pointwise", promotion="int_to_float", expr="a / b")
 def div(a, b):
     return np.true_divide(a, b)
+
+
+div.inplace_writer(np.true_divide)
 
 
 @div.derivative
@@ -172,6 +192,8 @@ def remainder(a, b):
 
 @remainder.derivative
 def _(grad, a, b):
+    if not _is_t(a):  # scalar % tensor: torch has no derivative w.r.t. the divisor here
+        raise RuntimeError("derivative for aten::remainder is not implemented")
     return grad, (-grad * a.div(b, rounding_mode="floor") if _is_t(b) else None)
 
 
@@ -195,6 +217,9 @@ def neg(a):
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     return np.negative(a)
+
+
+neg.inplace_writer(np.negative)
 
 
 neg.derivative(lambda grad: -grad)
@@ -222,9 +247,24 @@ def pow(a, b):
     return np.power(a, b)
 
 
+@primitive("pow_tensor_scalar", kind="pointwise", expr="a ** b", node_name="PowBackward0")
+def pow_tensor_scalar(a, b):
+    """``pow`` with a Python-number exponent: its own primitive because its derivative saves only the
+    base (torch's ``pow.Tensor_Scalar``), so the output may be written in place; a tensor exponent
+    (or base) needs the output, as in torch."""
+    return pow.kernel(a, b)
+
+
+@pow_tensor_scalar.derivative
+def _(grad, a, b):
+    if b == 0:
+        return _zeros(grad), None
+    return grad * b * _conj(a ** (b - 1)), None
+
+
 @pow.derivative
 def _(grad, a, b, out):
-    if not _is_t(b):  # scalar exponent
+    if not _is_t(b):  # scalar exponent (ember.pow dispatches pow_tensor_scalar for these)
         if b == 0:
             return _zeros(grad), None
         return grad * b * _conj(a ** (b - 1)), None
@@ -294,6 +334,7 @@ def _sigmoid(a):
 
 
 exp = _unary("exp", np.exp, "exp(a)", lambda grad, out: grad * _conj(out))
+exp.inplace_writer(np.exp)
 exp2 = _unary("exp2", np.exp2, "exp2(a)", lambda grad, out: grad * _conj(out) * _LN2)
 expm1 = _unary("expm1", np.expm1, "expm1(a)", lambda grad, out: grad * _conj(out + 1))
 log = _unary("log", np.log, "log(a)", lambda grad, a: grad / _conj(a))
@@ -301,12 +342,15 @@ log2 = _unary("log2", np.log2, "log2(a)", lambda grad, a: grad / (_conj(a) * _LN
 log10 = _unary("log10", np.log10, "log10(a)", lambda grad, a: grad / (_conj(a) * _LN10))
 log1p = _unary("log1p", np.log1p, "log1p(a)", lambda grad, a: grad / _conj(a + 1))
 sqrt = _unary("sqrt", np.sqrt, "sqrt(a)", lambda grad, out: grad / (2 * _conj(out)))
+sqrt.inplace_writer(np.sqrt)
 rsqrt = _unary("rsqrt", lambda a: np.reciprocal(np.sqrt(a)), "1 / sqrt(a)",
                lambda grad, out: grad * _conj(out * out * out) * -0.5)
 reciprocal = _unary("reciprocal", np.reciprocal, "1 / a",
                     lambda grad, out: -grad * _conj(out * out))
 sin = _unary("sin", np.sin, "sin(a)", lambda grad, a: grad * _conj(a.cos()))
+sin.inplace_writer(np.sin)
 cos = _unary("cos", np.cos, "cos(a)", lambda grad, a: grad * -_conj(a.sin()))
+cos.inplace_writer(np.cos)
 tan = _unary("tan", np.tan, "tan(a)", lambda grad, out: grad * _conj(1 + out * out))
 asin = _unary("asin", np.arcsin, "asin(a)", lambda grad, a: grad * (1 - a * a).rsqrt())
 acos = _unary("acos", np.arccos, "acos(a)", lambda grad, a: -grad * (1 - a * a).rsqrt())
@@ -315,6 +359,7 @@ sinh = _unary("sinh", np.sinh, "sinh(a)", lambda grad, a: grad * _conj(a.cosh())
 cosh = _unary("cosh", np.cosh, "cosh(a)", lambda grad, a: grad * _conj(a.sinh()))
 tanh = _unary("tanh", np.tanh, "tanh(a)", lambda grad, out: grad * _conj(1 - out * out)
                if out.is_complex() else grad._op(tanh_backward, out))
+tanh.inplace_writer(np.tanh)
 asinh = _unary("asinh", np.arcsinh, "asinh(a)", lambda grad, a: grad * (a * a + 1).rsqrt())
 acosh = _unary("acosh", np.arccosh, "acosh(a)", lambda grad, a: grad * (a * a - 1).rsqrt())
 atanh = _unary("atanh", np.arctanh, "atanh(a)", lambda grad, a: grad / (1 - a * a))
@@ -326,7 +371,8 @@ erf = _unary("erf", lambda a: _sp().erf(a), "erf(a)",
 erfc = _unary("erfc", lambda a: _sp().erfc(a), "erfc(a)",
               lambda grad, a: grad * (-2.0 / math.sqrt(math.pi)) * (-(a * a)).exp())
 erfinv = _unary("erfinv", lambda a: _sp().erfinv(a), "erfinv(a)",
-                lambda grad, out: grad * (math.sqrt(math.pi) / 2.0) * (out * out).exp())
+                # recomputed from the input, as torch does (the output stays writable in place)
+                lambda grad, a: grad * (math.sqrt(math.pi) / 2.0) * a.erfinv().square().exp())
 
 
 _ZEROS: dict = {}  # a 0-d zero per dtype: np.maximum(a, 0) converts the Python 0 each call (2x slower)
@@ -343,6 +389,11 @@ def _relu(a):
 
 relu = _unary("relu", _relu, "max(a, 0)", lambda grad, out: grad._op(threshold_backward, out),
               promotion="default")
+
+
+@relu.inplace_writer
+def _relu_into(a, *, out):
+    np.maximum(a, 0, out=out)  # (in place: a fresh 0-d zero would cost as much as the conversion)
 
 
 def _rounding(name, fn, kname):
@@ -395,8 +446,10 @@ def atan2(a, b):
 
 @atan2.derivative
 def _(grad, a, b):
+    # torch's: 0 at a == b == 0, where the formula is 0/0
     denom = a * a + b * b
-    return grad * b / denom, -grad * a / denom
+    recip = (1 / denom).where(denom != 0, 0)
+    return grad * b * recip, -grad * a * recip
 
 
 def _float_binary(kname, ufunc):
@@ -427,6 +480,20 @@ def lerp(a, b, weight):
     return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w)).astype(np.result_type(a, b))
 
 
+@lerp.inplace_writer
+def _lerp_into(a, b, w, *, out):
+    if type(w) is np.ndarray:
+        out[...] = lerp.kernel(a, b, w)
+        return
+    diff = np.subtract(b, a)
+    if builtins.abs(w) < 0.5:
+        np.multiply(diff, w, out=diff)
+        np.add(a, diff, out=out)
+    else:
+        np.multiply(diff, 1 - w, out=diff)
+        np.subtract(b, diff, out=out)
+
+
 @lerp.derivative
 def _(grad, a, b, weight):
     gw = grad * (b - a) if _is_t(weight) else None
@@ -441,6 +508,14 @@ def addcmul(a, t1, t2, *, value=1):
             value = int(value)  # torch casts the scalar to the integer result type
         prod = np.multiply(prod, value)
     return np.add(a, prod)
+
+
+@addcmul.inplace_writer(takes_params=True)
+def _addcmul_into(a, t1, t2, *, out, value=1):
+    prod = np.multiply(t1, t2)
+    if value != 1:
+        np.multiply(prod, value, out=prod)
+    np.add(a, prod, out=out)
 
 
 @addcmul.derivative
@@ -463,6 +538,14 @@ def addcdiv(a, t1, t2, *, value=1):
         raise RuntimeError(_ADDCDIV_INT)
     q = np.true_divide(t1, t2)
     return np.add(a, q if value == 1 else np.multiply(q, value))
+
+
+@addcdiv.inplace_writer(takes_params=True)
+def _addcdiv_into(a, t1, t2, *, out, value=1):
+    q = np.true_divide(t1, t2)
+    if value != 1:
+        np.multiply(q, value, out=q)
+    np.add(a, q, out=out)
 
 
 @addcdiv.derivative
@@ -489,6 +572,9 @@ def maximum(a, b):
     return np.maximum(a, b)
 
 
+maximum.inplace_writer(np.maximum)
+
+
 @maximum.derivative
 def _(grad, a, b):
     pick_a = (a > b) + (a == b) * 0.5
@@ -498,6 +584,9 @@ def _(grad, a, b):
 @primitive("minimum", kind="pointwise", expr="min(a, b)")
 def minimum(a, b):
     return np.minimum(a, b)
+
+
+minimum.inplace_writer(np.minimum)
 
 
 @minimum.derivative
@@ -663,62 +752,3 @@ def imag(a):
 imag.derivative(lambda grad: grad * 1j)
 
 
-# ----------------------------------------------------------------------------- in-place writers
-# ``op.ufunc(*operands, out=self)`` lets ``x.op_(...)`` write straight into x's memory when dtypes
-# already agree (see _dispatch_inplace.dispatch_inplace); each computes exactly what its kernel computes.
-
-
-def _lerp_into(a, b, w, *, out):
-    if type(w) is np.ndarray:
-        out[...] = lerp.kernel(a, b, w)
-        return
-    diff = np.subtract(b, a)
-    if builtins.abs(w) < 0.5:
-        np.multiply(diff, w, out=diff)
-        np.add(a, diff, out=out)
-    else:
-        np.multiply(diff, 1 - w, out=diff)
-        np.subtract(b, diff, out=out)
-
-
-def _addcmul_into(a, t1, t2, *, out, value=1):
-    prod = np.multiply(t1, t2)
-    if value != 1:
-        np.multiply(prod, value, out=prod)
-    np.add(a, prod, out=out)
-
-
-def _addcdiv_into(a, t1, t2, *, out, value=1):
-    q = np.true_divide(t1, t2)
-    if value != 1:
-        np.multiply(q, value, out=q)
-    np.add(a, q, out=out)
-
-
-def _relu_into(a, *, out):
-    np.maximum(a, 0, out=out)  # (in place: a fresh 0-d zero would cost as much as the conversion)
-
-
-def _add_into(a, b, *, out, alpha=1):
-    if type(alpha) is not float and type(alpha) is not int:
-        raise ValueError  # bool/complex alpha: the slow path validates it as torch does
-    np.add(a, b if alpha == 1 else np.multiply(b, alpha), out=out)
-
-
-def _sub_into(a, b, *, out, alpha=1):
-    if type(alpha) is not float and type(alpha) is not int:
-        raise ValueError
-    np.subtract(a, b if alpha == 1 else np.multiply(b, alpha), out=out)
-
-
-for _op, _fn in ((mul, np.multiply), (div, np.true_divide),
-                 (neg, np.negative), (exp, np.exp), (sqrt, np.sqrt), (tanh, np.tanh),
-                 (sin, np.sin), (cos, np.cos), (maximum, np.maximum), (minimum, np.minimum),
-                 (relu, _relu_into), (lerp, _lerp_into)):
-    _op.ufunc = _fn
-# add_/sub_ with ``alpha=`` (optimizers: ``p.add_(buf, alpha=-lr)``) stay on the fast path too
-for _op, _fn in ((addcmul, _addcmul_into), (addcdiv, _addcdiv_into), (add, _add_into),
-                 (sub, _sub_into)):
-    _op.ufunc = _fn
-    _op.ufunc_params = True
-del _op, _fn

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from ._registry import TensorMeta, primitive
+from ._registry import SlowPath, TensorMeta, primitive
 from .conv import windows
 
 __all__ = ["pool_out_size", "check_pool", "max_pool2d", "max_pool3d", "max_pool_backward",
@@ -118,7 +118,7 @@ def _max_pool(nd):
         out = tuple(pool_out_size(size[i], kernel_size[i], stride[i], padding[i], dilation[i],
                                   ceil_mode) for i in range(nd))
         if min(out) < 1:
-            raise ValueError("pool")
+            raise SlowPath
         xp = _padded(x, padding, out, kernel_size, stride, dilation, _lowest(x.dtype))
         win = windows(xp, kernel_size, stride, dilation, out)
         base = [np.arange(out[i]) * stride[i] - padding[i] for i in range(nd)]
@@ -152,9 +152,9 @@ def _max_pool(nd):
         return TensorMeta(shape, x.dtype), TensorMeta(shape, D.int64)
 
     @kernel.derivative
-    def _(grads, outs, *, x_shape, kernel_size, stride, dilation):
+    def _(grads, out1, *, x_shape, kernel_size, stride, dilation):
         unique = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel_size, stride, dilation))
-        return grads[0]._op(max_pool_backward, outs[1], input_shape=tuple(x_shape), unique=unique)
+        return grads[0]._op(max_pool_backward, out1, input_shape=tuple(x_shape), unique=unique)
     return kernel
 
 
@@ -218,7 +218,7 @@ def _avg_pool(nd):
         size = x.shape[2:]
         out = _avg_out(size, kernel_size, stride, padding, ceil_mode)
         if min(out) < 1:
-            raise ValueError("pool")
+            raise SlowPath
         one = (1,) * nd
         xp = _padded(x, padding, out, kernel_size, stride, one, 0)
         win = windows(xp, kernel_size, stride, one, out)
@@ -323,8 +323,8 @@ def _adaptive_max(nd):
         return TensorMeta(shape, x.dtype), TensorMeta(shape, D.int64)
 
     @kernel.derivative
-    def _(grads, outs, *, x_shape):
-        return grads[0]._op(max_pool_backward, outs[1], input_shape=tuple(x_shape), unique=False)
+    def _(grads, out1, *, x_shape):
+        return grads[0]._op(max_pool_backward, out1, input_shape=tuple(x_shape), unique=False)
     return kernel
 
 

@@ -32,7 +32,8 @@ def poisson(rates, *, generator):
         raise TypeError("poisson")
     if rates.size and not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return generator._numpy_generator().poisson(rates.astype(np.float64)).astype(rates.dtype)
+    # np.asarray: NumPy gives a Python int for a 0-d rate
+    return np.asarray(generator._numpy_generator().poisson(rates.astype(np.float64))).astype(rates.dtype)
 
 
 @poisson.meta

@@ -211,12 +211,12 @@ def _value_index(name, argfn):
         return m, TensorMeta(m.shape, D.int64)
 
     @kernel.derivative
-    def _(grads, outs, *, a_shape, dim, keepdim):
+    def _(grads, out1, *, a_shape, dim, keepdim):
         # torch's value_selecting_reduction_backward: the gradient goes to the selected index only
         g = grads[0]
         if not a_shape:
             return g
-        idx = outs[1]
+        idx = out1
         if not keepdim:
             g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
         hit = idx._op(index_mask, dim=dim, size=a_shape[dim])

@@ -84,8 +84,8 @@ def _(gates, c_prev):
 
 
 @lstm_cell_pointwise.derivative
-def _(grads, gates, c_prev, outs):
-    return grads[0]._op(lstm_cell_pointwise_backward, grads[1], gates, c_prev, outs[2])
+def _(grads, gates, c_prev, out2):
+    return grads[0]._op(lstm_cell_pointwise_backward, grads[1], gates, c_prev, out2)
 
 
 @primitive("lstm_cell_pointwise_backward", num_outputs=2)
@@ -191,8 +191,8 @@ def _(input_gates, hidden_gates, h_prev):
 
 
 @gru_cell_pointwise.derivative
-def _(grads, input_gates, hidden_gates, h_prev, outs):
-    return grads[0]._op(gru_cell_pointwise_backward, input_gates, hidden_gates, h_prev, outs[1])
+def _(grads, input_gates, hidden_gates, h_prev, out1):
+    return grads[0]._op(gru_cell_pointwise_backward, input_gates, hidden_gates, h_prev, out1)
 
 
 @primitive("gru_cell_pointwise_backward", num_outputs=3)

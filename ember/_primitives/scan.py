@@ -41,11 +41,11 @@ def _cum_extreme(name, ufunc):
         return TensorMeta(a.shape, a.dtype), TensorMeta(a.shape, D.int64)
 
     @kernel.derivative
-    def _(grads, outs, *, a_shape, dim):
+    def _(grads, out1, *, a_shape, dim):
         g = grads[0]
         if not a_shape:
             return g
-        return g.new_zeros(a_shape)._op(scatter_add, outs[1], g, dim=dim)
+        return g.new_zeros(a_shape)._op(scatter_add, out1, g, dim=dim)
     return kernel
 
 

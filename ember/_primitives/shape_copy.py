@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype as D
 from ._meta import same_meta
-from ._registry import TensorMeta, primitive
+from ._registry import SlowPath, TensorMeta, primitive
 
 
 @primitive("clone", kind="other")
@@ -160,7 +160,7 @@ def _tri_meta(a, *, diagonal=0):
 @primitive("tril", kind="other")
 def tril(a, *, diagonal=0):
     if a.ndim < 2:
-        raise ValueError
+        raise SlowPath
     return np.tril(a, diagonal)
 
 
@@ -175,7 +175,7 @@ def _(grad, *, diagonal):
 @primitive("triu", kind="other")
 def triu(a, *, diagonal=0):
     if a.ndim < 2:
-        raise ValueError
+        raise SlowPath
     return np.triu(a, diagonal)
 
 

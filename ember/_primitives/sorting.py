@@ -61,8 +61,8 @@ def _(a, *, dim, descending=False, stable=False):
 
 
 @sort.derivative
-def _(grads, outs, *, a_shape, dim):
-    return _scatter_back(grads[0], outs[1], a_shape, dim)
+def _(grads, out1, *, a_shape, dim):
+    return _scatter_back(grads[0], out1, a_shape, dim)
 
 
 def _k_check(k, a_shape, dim):
@@ -94,8 +94,8 @@ def _(a, *, k, dim, largest=True, sorted=True):
 
 
 @topk.derivative
-def _(grads, outs, *, a_shape, dim):
-    return _scatter_back(grads[0], outs[1], a_shape, dim)
+def _(grads, out1, *, a_shape, dim):
+    return _scatter_back(grads[0], out1, a_shape, dim)
 
 
 # ----------------------------------------------------------------------------- kthvalue / mode / nanmedian

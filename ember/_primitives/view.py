@@ -10,7 +10,7 @@ import numpy as np
 
 from .._shape import contiguous_strides, normalize_dim, view_strides
 from ._meta import view_meta
-from ._registry import primitive
+from ._registry import TensorMeta, primitive
 
 
 def _elem_strides(a) -> tuple:
@@ -147,6 +147,11 @@ def select_backward(grad, *, input_sizes, dim, index):
     return out
 
 
+@select_backward.meta
+def _(grad, *, input_sizes, dim, index):
+    return TensorMeta(tuple(input_sizes), grad.dtype)
+
+
 @select_backward.derivative
 def _(gg, *, dim, index):
     return gg.select(dim, index)
@@ -178,6 +183,11 @@ def slice_backward(grad, *, input_sizes, dim, start, end, step):
     out = np.zeros(input_sizes, grad.dtype)
     out[(slice(None),) * dim + (slice(start, end, step),)] = grad
     return out
+
+
+@slice_backward.meta
+def _(grad, *, input_sizes, dim, start, end, step):
+    return TensorMeta(tuple(input_sizes), grad.dtype)
 
 
 @slice_backward.derivative
@@ -286,7 +296,6 @@ def as_strided_backward(grad, *, size, stride, storage_offset, input_geometry):
 
 @as_strided_backward.meta
 def _(grad, *, size, stride, storage_offset, input_geometry):
-    from ._registry import TensorMeta
     return TensorMeta(tuple(input_geometry[0]), grad.dtype)
 
 
@@ -297,6 +306,59 @@ def _(gg, *, size, stride, storage_offset, input_geometry):
     off = in_off if storage_offset is None else storage_offset
     return gg._op(as_strided_backward, size=tuple(in_shape), stride=tuple(in_stride),
                   storage_offset=in_off, input_geometry=(tuple(size), tuple(stride), off, numel))
+
+
+def _clone_strides(shape, strides) -> tuple:
+    """The strides ``clone()`` gives: the input's when it is dense and non-overlapping, else
+    contiguous ones."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: strides[d])
+    expected = 1
+    for d in dims:
+        if strides[d] != expected:
+            return contiguous_strides(shape)
+        expected *= shape[d]
+    return tuple(strides)
+
+
+def _check_window(name, numel, size, stride, offset):
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"{name}: negative strides are not supported")
+    need = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1 if all(size) else 0
+    if need > numel:
+        raise RuntimeError(f"{name}: sizes {list(size)}, strides {list(stride)} and storage offset "
+                           f"{offset} need a storage of {need} elements, but the tensor has {numel}")
+
+
+@primitive("as_strided_scatter", kind="other")
+def as_strided_scatter(a, src, *, size, stride, storage_offset=0):
+    """A copy of ``a`` (laid out as ``clone()`` lays it out) whose elements at
+    ``as_strided(size, stride, storage_offset)`` of the copy's memory are ``src``."""
+    out = np.array(a, copy=True, order="K")  # dense: memory order is a view
+    flat = out.ravel(order="K")
+    _check_window("as_strided_scatter", flat.size, size, stride, storage_offset)
+    np.lib.stride_tricks.as_strided(flat[storage_offset:], tuple(size),
+                                    tuple(s * out.itemsize for s in stride))[...] = src
+    return out
+
+
+@as_strided_scatter.meta
+def _(a, src, *, size, stride, storage_offset=0):
+    if tuple(src.shape) != tuple(size):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(size)}")
+    _check_window("as_strided_scatter", a.numel(), size, stride, storage_offset)
+    return TensorMeta(tuple(a.shape), a.dtype, _clone_strides(tuple(a.shape), a.stride()))
+
+
+@as_strided_scatter.derivative
+def _(grad, a, *, size, stride, storage_offset):
+    # the window is read in the output's memory layout, so put the gradient in that layout first
+    full = grad.new_empty_strided(tuple(a.shape), _clone_strides(tuple(a.shape), a.stride()))
+    full.copy_(grad)
+    g_src = full.as_strided(size, stride, storage_offset).clone()
+    g_a = full._op(as_strided_scatter, g_src.new_zeros(tuple(size)), size=size, stride=stride,
+                   storage_offset=storage_offset)
+    return g_a, g_src
 
 
 @primitive("alias", kind="view", node_name="AliasBackward0")
@@ -315,4 +377,4 @@ def _(grad):
 
 
 __all__ = ["view", "permute", "transpose", "expand", "select", "slice_", "unsqueeze", "squeeze",
-           "diagonal", "as_strided", "alias", "contiguous_strides", "normalize_dim"]
+           "diagonal", "as_strided", "as_strided_scatter", "alias", "contiguous_strides", "normalize_dim"]

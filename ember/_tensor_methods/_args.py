@@ -5,9 +5,8 @@ from .. import _dtype as D
 from .._device import device as Device
 from .._shape import normalize_dim, normalize_dims
 from .._tensor_base import TensorBase
-from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 
-__all__ = ["size_args", "dim_arg", "dims_arg", "plain", "override", "normalize_dim", "TensorBase",
+__all__ = ["size_args", "dim_arg", "dims_arg", "normalize_dim", "TensorBase",
            "as_dtype", "as_device"]
 
 
@@ -48,20 +47,6 @@ def dims_arg(dim, ndim: int):
     if isinstance(dim, (list, tuple)) and len(dim) == 0:
         return None
     return tuple(sorted(normalize_dims(dim, ndim)))
-
-
-def plain(*args) -> bool:
-    for a in args:
-        if type(a) not in PLAIN_TYPES and hasattr(type(a), "__torch_function__"):
-            return False
-    return True
-
-
-def override(fn, args, kwargs):
-    """Route to ``__torch_function__`` when an argument overrides it; returns NotImplemented otherwise."""
-    if has_torch_function(args):
-        return handle_torch_function(fn, args, *args, **kwargs)
-    return NotImplemented
 
 
 def as_dtype(d):

@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import dispatch, wrap
+from .._dispatch import MODES, dispatch, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._primitives import linalg as L
-from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
+from ..overrides import PLAIN_TYPES, try_torch_function
 from ._args import TensorBase
 
 __all__ = ["LinalgMixin", "FUNCTIONS"]
@@ -48,13 +48,6 @@ def _run(op, out, *args, **params):
     return dispatch(op, *args, **params)
 
 
-def _tf(fn, args, *a, **kw):
-    """``__torch_function__`` hook for non-plain arguments (None when nothing overrides)."""
-    if has_torch_function(args):
-        return handle_torch_function(fn, args, *a, **kw)
-    return None
-
-
 def matmul(input, other, *, out=None):
     """Matrix product with broadcasting over batch dims; 1-D operands are vectors.
 
@@ -63,20 +56,23 @@ def matmul(input, other, *, out=None):
     torch.Size([5, 2, 4])
     """
     if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES):
-        r = _tf(matmul, (input, other), input, other, out=out)
-        if r is not None:
+        r = try_torch_function(matmul, (input, other), input, other, out=out)
+        if r is not NotImplemented:
             return r
     _check_tensor("matmul", 1, "input", input)
     _check_tensor("matmul", 2, "other", other)
     da, db = input.dim(), other.dim()
-    if input._dtype is not other._dtype:
-        L.matmul_meta(input, other, out is not None)
-    if da == 2:
-        op = L.mm if db == 2 else (L.mv if db == 1 else L.matmul)
-    elif da == 1 and db == 1:
-        op = L.dot
+    if MODES.stack and any(getattr(m, "casts_whole_matmul", False) for m in MODES.stack):
+        op = L.matmul  # autocast: the mode casts torch's matmul (any ranks) before it runs
     else:
-        op = L.matmul
+        if input._dtype is not other._dtype:
+            L.matmul_meta(input, other, out is not None)
+        if da == 2:
+            op = L.mm if db == 2 else (L.mv if db == 1 else L.matmul)
+        elif da == 1 and db == 1:
+            op = L.dot
+        else:
+            op = L.matmul
     if out is not None:
         if out._dtype is not input._dtype:
             _check_out(out, input._dtype)
@@ -87,8 +83,8 @@ def matmul(input, other, *, out=None):
 def _binary(op, name, second, dtype_op):
     def fn(input, other, *, out=None):
         if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES):
-            r = _tf(fn, (input, other), input, other, out=out)
-            if r is not None:
+            r = try_torch_function(fn, (input, other), input, other, out=out)
+            if r is not NotImplemented:
                 return r
         _check_tensor(name, 1, "input", input)
         _check_tensor(name, 2, second, other)
@@ -119,8 +115,8 @@ def _update_op(op, name, n1, n2):
     def fn(input, a, b, *, beta=1, alpha=1, out=None):
         args = (input, a, b)
         if not all(type(x) in PLAIN_TYPES for x in args):
-            r = _tf(fn, args, input, a, b, beta=beta, alpha=alpha, out=out)
-            if r is not None:
+            r = try_torch_function(fn, args, input, a, b, beta=beta, alpha=alpha, out=out)
+            if r is not NotImplemented:
                 return r
         for i, (x, n) in enumerate(zip(args, ("input", n1, n2))):
             _check_tensor(name, i + 1, n, x)
@@ -132,8 +128,8 @@ def _update_op(op, name, n1, n2):
     def inplace(input, a, b, *, beta=1, alpha=1):
         args = (input, a, b)
         if not all(type(x) in PLAIN_TYPES for x in args):
-            r = _tf(inplace, args, input, a, b, beta=beta, alpha=alpha)
-            if r is not None:
+            r = try_torch_function(inplace, args, input, a, b, beta=beta, alpha=alpha)
+            if r is not NotImplemented:
                 return r
         params = {} if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
         if op is L.addr and input.dim() != 2:
@@ -175,8 +171,8 @@ def outer(input, vec2, *, out=None):
     torch.Size([2, 3])
     """
     if not (type(input) in PLAIN_TYPES and type(vec2) in PLAIN_TYPES):
-        r = _tf(outer, (input, vec2), input, vec2, out=out)
-        if r is not None:
+        r = try_torch_function(outer, (input, vec2), input, vec2, out=out)
+        if r is not NotImplemented:
             return r
     for name, v in (("self", input), ("vec2", vec2)):
         if v.dim() != 1:
@@ -211,8 +207,8 @@ def einsum(*args):
         equation, ops = _sublist_equation(args)
     ops = tuple(ops)
     if not all(type(o) in PLAIN_TYPES for o in ops):
-        r = _tf(einsum, ops, *args)
-        if r is not None:
+        r = try_torch_function(einsum, ops, *args)
+        if r is not NotImplemented:
             return r
     for o in ops:
         if not isinstance(o, TensorBase):
@@ -253,8 +249,8 @@ def tensordot(a, b, dims=2, out=None):
     torch.Size([2, 5])
     """
     if not (type(a) in PLAIN_TYPES and type(b) in PLAIN_TYPES):
-        r = _tf(tensordot, (a, b), a, b, dims=dims, out=out)
-        if r is not None:
+        r = try_torch_function(tensordot, (a, b), a, b, dims=dims, out=out)
+        if r is not NotImplemented:
             return r
     if isinstance(dims, TensorBase):
         dims = dims.tolist() if dims.dim() else int(dims.item())

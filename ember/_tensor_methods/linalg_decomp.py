@@ -492,14 +492,5 @@ def _torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
 LinalgDecompMixin.lu_solve = _method(_torch_lu_solve, "lu_solve")
 
 
-def _torch_fn(fn, name):
-    def f(*args, **kwargs):
-        return fn(*args, **kwargs)
-    f.__name__ = f.__qualname__ = name
-    f.__module__ = "ember"
-    f.__doc__ = fn.__doc__
-    return public(f)
-
-
-FUNCTIONS = {n: _torch_fn(f, n) for n, f in _TORCH.items() if f is not None}
-FUNCTIONS["lu_solve"] = _torch_fn(_torch_lu_solve, "lu_solve")
+FUNCTIONS = {n: public(f, n, "ember") for n, f in _TORCH.items() if f is not None}
+FUNCTIONS["lu_solve"] = public(_torch_lu_solve, "lu_solve", "ember")

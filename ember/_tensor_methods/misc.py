@@ -106,11 +106,34 @@ def _share_memory_(self):
     return self
 
 
+def _is_set_to(self, tensor) -> bool:
+    """True when both tensors view the same memory with the same size, strides and offset."""
+    return (self.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+            and self.dtype == tensor.dtype and tuple(self.shape) == tuple(tensor.shape)
+            and self.stride() == tensor.stride() and self.storage_offset() == tensor.storage_offset())
+
+
+def _is_coalesced(self) -> bool:
+    raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+
 class MiscMixin:
     __slots__ = ()
     result_type = result_type
     is_nonzero = is_nonzero
     is_same_size = is_same_size
+    # torch's device and layout predicates, as on a CPU (or meta) strided tensor; together with
+    # TensorBase's they make the set of ``is_*`` names torch's
+    is_xpu = is_ipu = is_maia = is_mps = is_mtia = is_vulkan = is_xla = is_sparse_csr = False
+    is_set_to = _is_set_to
+    is_coalesced = _is_coalesced
+
+    def is_distributed(self) -> bool:
+        return False
+
+    def is_pinned(self, device=None) -> bool:
+        """Page-locked memory needs an accelerator: always False here."""
+        return False
     trace = trace
     inner = inner
 

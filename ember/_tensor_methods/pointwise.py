@@ -74,8 +74,9 @@ def unary(op, name: str, doc: str = "", out: bool = True):
     return _name(method, name), _name(inplace, name + "_")
 
 
-def binary(op, name: str, doc: str = "", tensor_only: bool = False):
-    """``name(input, other, *, out=None)`` and ``name_``; ``tensor_only`` refuses a scalar ``other``."""
+def binary(op, name: str, doc: str = "", tensor_only: bool = False, scalar_op=None):
+    """``name(input, other, *, out=None)`` and ``name_``; ``tensor_only`` refuses a scalar ``other``;
+    ``scalar_op`` is the primitive used when ``other`` is a Python number (one that saves less)."""
     def method(input, other, *, out=None):
         if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES):
             if has_torch_function((input, other)):
@@ -83,9 +84,10 @@ def binary(op, name: str, doc: str = "", tensor_only: bool = False):
             other = _other(other)
         if tensor_only:
             _need_tensor(name, other)
+        o = scalar_op if scalar_op is not None and not isinstance(other, TensorBase) else op
         if out is not None:
-            return dispatch_out(op, out, input, other)
-        return dispatch(op, input, other)
+            return dispatch_out(o, out, input, other)
+        return dispatch(o, input, other)
 
     def inplace(input, other):
         if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES):
@@ -94,7 +96,8 @@ def binary(op, name: str, doc: str = "", tensor_only: bool = False):
             other = _other(other)
         if tensor_only:
             _need_tensor(name, other)
-        return dispatch_inplace(op, input, other)
+        o = scalar_op if scalar_op is not None and not isinstance(other, TensorBase) else op
+        return dispatch_inplace(o, input, other)
     method.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting; see ``torch.{name}``."
     inplace.__doc__ = f"In-place ``{name}``."
     return _name(method, name), _name(inplace, name + "_")
@@ -169,7 +172,7 @@ remainder, remainder_ = binary(P.remainder, "remainder", "Python's ``%``: the re
                                "``other``.\n\n    >>> ember.remainder(ember.tensor([-3, 3]), 2).tolist()\n"
                                "    [1, 1]")
 fmod, fmod_ = binary(P.fmod, "fmod", "C's ``fmod``: the result has the sign of ``input``.")
-pow, pow_ = binary(P.pow, "pow")
+pow, pow_ = binary(P.pow, "pow", scalar_op=P.pow_tensor_scalar)
 maximum, _ = binary(P.maximum, "maximum", tensor_only=True)
 minimum, _ = binary(P.minimum, "minimum", tensor_only=True)
 atan2, atan2_ = binary(P.atan2, "atan2", tensor_only=True)

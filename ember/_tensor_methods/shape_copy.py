@@ -22,6 +22,7 @@ from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._shape import broadcast_shapes as _broadcast_shapes, normalize_dim
 from .._primitives import shape_copy as SC
+from .._primitives import view as V
 from ..overrides import public
 from ._args import TensorBase, as_device, as_dtype, size_args
 
@@ -611,8 +612,10 @@ METHOD_FUNCTIONS = {
 
 @public
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    """A copy of ``input`` with ``src`` written through ``as_strided(size, stride, storage_offset)``."""
-    return _scatter_into(input, lambda t: t.as_strided(size, stride, storage_offset), src)
+    """A copy of ``input`` with ``src`` written through ``as_strided(size, stride, storage_offset)``
+    of the copy (laid out as ``clone()`` lays it out; the offset counts from the copy's start)."""
+    return dispatch(V.as_strided_scatter, input, src, size=tuple(size), stride=tuple(stride),
+                    storage_offset=0 if storage_offset is None else int(storage_offset))
 
 
 class ShapeCopyMixin:

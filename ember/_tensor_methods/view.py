@@ -17,17 +17,13 @@ from ._args import TensorBase, dim_arg, size_args
 __all__ = ["ViewMixin", "FUNCTIONS"]
 
 
-def _tf(fn, self, *args, **kwargs):
-    return handle_torch_function(fn, (self,), self, *args, **kwargs)
-
-
 class ViewMixin:
     __slots__ = ()
 
     def view(self, *shape):
         """A view with a new shape (one dim may be -1); raises if the strides don't allow it."""
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.view, self, *shape)
+            return handle_torch_function(ViewMixin.view, (self,), self, *shape)
         if len(shape) == 1 and not isinstance(shape[0], (int, list, tuple)) and not \
                 isinstance(shape[0], TensorBase) and hasattr(shape[0], "itemsize"):
             return self.view_dtype(shape[0])
@@ -40,7 +36,7 @@ class ViewMixin:
     def reshape(self, *shape):
         """Like ``view`` when the strides allow it, else a contiguous copy."""
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.reshape, self, *shape)
+            return handle_torch_function(ViewMixin.reshape, (self,), self, *shape)
         size = infer_size(size_args(shape, "reshape"), self.numel())
         if size == tuple(self.shape):
             return dispatch(V.view, self, size=size)
@@ -53,7 +49,7 @@ class ViewMixin:
 
     def permute(self, *dims):
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.permute, self, *dims)
+            return handle_torch_function(ViewMixin.permute, (self,), self, *dims)
         n = self.dim()
         dims = tuple(normalize_dim(d, n) for d in size_args(dims, "permute"))
         if len(dims) != n or len(set(dims)) != n:
@@ -65,7 +61,7 @@ class ViewMixin:
 
     def transpose(self, dim0, dim1):
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.transpose, self, dim0, dim1)
+            return handle_torch_function(ViewMixin.transpose, (self,), self, dim0, dim1)
         n = self.dim()
         d0, d1 = normalize_dim(dim0, n), normalize_dim(dim1, n)
         if n == 0:
@@ -104,7 +100,7 @@ class ViewMixin:
     def expand(self, *sizes):
         """Broadcast to ``sizes`` without copying (-1 keeps a dim)."""
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.expand, self, *sizes)
+            return handle_torch_function(ViewMixin.expand, (self,), self, *sizes)
         sizes = size_args(sizes, "expand")
         shape = tuple(self.shape)
         if len(sizes) < len(shape):
@@ -136,7 +132,7 @@ class ViewMixin:
 
     def select(self, dim, index):
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.select, self, dim, index)
+            return handle_torch_function(ViewMixin.select, (self,), self, dim, index)
         if self.dim() == 0:
             raise IndexError("select() cannot be applied to a 0-dim tensor.")
         dim = normalize_dim(dim, self.dim())
@@ -159,7 +155,7 @@ class ViewMixin:
 
     def narrow(self, dim, start, length):
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.narrow, self, dim, start, length)
+            return handle_torch_function(ViewMixin.narrow, (self,), self, dim, start, length)
         dim = normalize_dim(dim, self.dim())
         n = self.shape[dim]
         start = int(start)
@@ -171,12 +167,12 @@ class ViewMixin:
 
     def unsqueeze(self, dim):
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.unsqueeze, self, dim)
+            return handle_torch_function(ViewMixin.unsqueeze, (self,), self, dim)
         return dispatch(V.unsqueeze, self, dim=normalize_dim(dim, self.dim() + 1))
 
     def squeeze(self, dim=None):
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.squeeze, self, dim)
+            return handle_torch_function(ViewMixin.squeeze, (self,), self, dim)
         n = self.dim()
         if dim is None:
             dims = tuple(range(n))
@@ -190,7 +186,7 @@ class ViewMixin:
 
     def flatten(self, start_dim=0, end_dim=-1):
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return _tf(ViewMixin.flatten, self, start_dim, end_dim)
+            return handle_torch_function(ViewMixin.flatten, (self,), self, start_dim, end_dim)
         n = self.dim()
         if n == 0:
             return self.reshape(1)
@@ -309,7 +305,9 @@ class ViewMixin:
                                f"but size is {size}")
         if step <= 0:
             raise RuntimeError(f"step is {step} but must be > 0")
-        n = (shape[d] - size) // step + 1 if shape else 1
+        if not shape:  # a 0-d tensor unfolds to its single window of size 1
+            return self.as_strided([size], [1], self.storage_offset())
+        n = (shape[d] - size) // step + 1
         new_shape = shape[:d] + [n] + shape[d + 1:] + [size]
         new_st = st[:d] + [st[d] * step] + st[d + 1:] + [st[d] if shape else 1]
         return self.as_strided(new_shape, new_st, self.storage_offset())

@@ -108,6 +108,10 @@ def clear_autocast_cache() -> None:
 class _AutocastMode(TorchDispatchMode):
     """Casts the inputs of listed primitives while CPU autocast is enabled."""
 
+    # ember.matmul dispatches its general primitive while this mode is on, so torch's ``matmul`` is
+    # cast as a whole (matrix @ vector, vector @ vector, mixed dtypes) while ``mv``/``dot`` are not
+    casts_whole_matmul = True
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if not STATE.enabled.get("cpu"):

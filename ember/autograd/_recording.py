@@ -136,8 +136,6 @@ def record(op, args, params, outs, inplace_self_saved=None):
     single = op.num_outputs == 1
     outs_t = (outs,) if single else outs
     node.out_meta = None if single else [(shape_of(o), o._dtype) for o in outs_t]
-    if not single and cls._n_out != len(outs_t):
-        cls._n_out = len(outs_t)  # a class attribute: node classes have __slots__
     saved = []
     for kind, i in op.save_plan:
         if kind == 0:  # an input
@@ -151,8 +149,8 @@ def record(op, args, params, outs, inplace_self_saved=None):
                                          for x in v]))
             else:
                 saved.append(SavedValue(v))
-        elif kind == 1:  # the first output
-            saved.append(SavedTensor(outs_t[0], True, 0))
+        elif kind == 1:  # one output (``out`` is output 0, ``out<k>`` output k)
+            saved.append(SavedTensor(outs_t[i], True, i))
         else:  # every output
             saved.append(SavedGroup([SavedTensor(o, True, i) for i, o in enumerate(outs_t)]))
     node.saved = saved

@@ -18,10 +18,9 @@ import re
 import threading
 import traceback
 import weakref
-from collections import OrderedDict
 
 from .._storage import VersionCounter
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import RemovableHandle, add_hook
 from .grad_mode import STATE
 
 __all__ = ["Node", "PrimNode", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks",
@@ -87,36 +86,27 @@ class Node:
     # -- hooks -----------------------------------------------------------------------------------
     def register_hook(self, fn) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
-        if self._hooks is None:
-            self._hooks = OrderedDict()
-        h = RemovableHandle(self._hooks)
-        self._hooks[h.id] = fn
-        return h
+        return add_hook(self, "_hooks", fn)
 
     def register_prehook(self, fn) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = OrderedDict()
-        h = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[h.id] = fn
-        return h
+        return add_hook(self, "_pre_hooks", fn)
 
     def _register_tensor_hook(self, output_nr: int, fn, retain: bool = False) -> RemovableHandle:
         """A hook of the tensor that is output ``output_nr`` of this node (``Tensor.register_hook``)."""
-        attr = "_retain_hooks" if retain else "_tensor_pre_hooks"
-        d = getattr(self, attr)
-        if d is None:
-            d = OrderedDict()
-            setattr(self, attr, d)
-        h = RemovableHandle(d)
-        d[h.id] = (output_nr, fn)
-        return h
+        return add_hook(self, "_retain_hooks" if retain else "_tensor_pre_hooks", (output_nr, fn))
 
 
 class PrimNode(Node):
     """The backward of a registered primitive: calls ``op.backward`` and fits grads to the inputs."""
 
     __slots__ = ("op", "saved", "params", "input_meta", "out_meta")
+
+    @property
+    def _n_out(self):
+        # per node: an op's output count may vary between calls (rnn_split_steps: one per time step)
+        meta = self.out_meta
+        return 1 if meta is None else len(meta)
 
     def apply(self, grads):
         op = self.op
@@ -219,17 +209,42 @@ class AccumulateGrad(Node):
         return ()
 
 
-# references to a gradient only the engine holds, seen inside _exclusive: the node's input buffer,
-# AccumulateGrad.apply's local, _exclusive's parameter and getrefcount's own argument
-_ENGINE_REFS = 4
-
-
-def _exclusive(g) -> bool:
+def _exclusive(g, measure: bool = False):
     """Whether nobody but the engine can see ``g``'s memory, so ``.grad`` may take it without a copy
-    (torch steals the buffer on the same condition, checked by use count)."""
+    (torch steals the buffer on the same condition, checked by use count). ``measure``: return the
+    reference counts seen here instead (how ``_ENGINE_REFS`` is found)."""
     d = g._data
-    return (d is not None and g._base is None and d.base is None and
-            sys.getrefcount(g) <= _ENGINE_REFS and sys.getrefcount(d) <= 3)
+    if d is None or g._base is not None or d.base is not None:
+        return False
+    n_grad, n_data = sys.getrefcount(g), sys.getrefcount(d)
+    if measure:
+        return n_grad, n_data
+    return n_grad <= _ENGINE_REFS[0] and n_data <= _ENGINE_REFS[1]
+
+
+def _measure_engine_refs() -> tuple:
+    """The reference counts ``_exclusive`` sees for a gradient only the engine holds (the node's input
+    buffer and ``AccumulateGrad.apply``'s local), measured once on a stand-in: how CPython counts
+    argument and local references differs between versions, so the threshold is not a constant."""
+    class Grad:
+        __slots__ = ("_data", "_base")
+
+    class Array:
+        __slots__ = ("base",)
+
+    g = Grad()
+    g._data, g._base = Array(), None
+    g._data.base = None
+    buf = [g]
+    del g
+
+    def apply(grads):  # shaped like AccumulateGrad.apply: a local, then the check
+        g = grads[0]
+        return _exclusive(g, measure=True)
+    return apply(buf)
+
+
+_ENGINE_REFS = _measure_engine_refs()
 
 
 def accumulate_into(var, g, exclusive: bool = False) -> None:

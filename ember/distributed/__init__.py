@@ -1,74 +1,22 @@
-"""``ember.distributed``: importable and truthful until the MPI backend lands.
+"""``ember.distributed``: torch.distributed's process groups and collectives, on MPI.
 
-``is_available()`` and ``is_initialized()`` are False; anything that needs a process group raises
-a RuntimeError naming what is missing.
+Every backend name ember accepts ("gloo", "mpi", none) runs on one MPI communicator through mpi4py
+on MPICH (the ``distributed`` extra). Importing this package and ``is_available()`` never initialise
+MPI; ``init_process_group`` does. Launch a job with ``python -m ember.distributed.run
+--nproc-per-node N train.py`` (torchrun), ``ember.multiprocessing.spawn`` or ``mpiexec -n N``.
 
 Example:
-    >>> import ember
-    >>> ember.distributed.is_available(), ember.distributed.is_initialized()
-    (False, False)
+    >>> import ember.distributed as dist
+    >>> dist.is_available(), dist.is_initialized(), dist.ReduceOp.SUM
+    (True, False, <RedOpType.SUM: 0>)
 """
 from __future__ import annotations
 
-__all__ = ["is_available", "is_initialized", "is_mpi_available", "is_nccl_available",
-           "is_gloo_available", "is_torchelastic_launched", "init_process_group",
-           "destroy_process_group", "get_rank", "get_world_size", "barrier", "all_reduce",
-           "all_gather", "broadcast", "reduce", "gather", "scatter", "new_group", "ReduceOp",
-           "Backend", "DistributedNotAvailableError", "get_backend", "all_gather_object",
-           "broadcast_object_list", "reduce_scatter", "all_to_all", "send", "recv", "GroupMember"]
+from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError
+from ._store import FileStore, HashStore, PrefixStore, Store, TCPStore
+from ._work import Future, Work
+from .distributed_c10d import *  # noqa: F401,F403
+from .distributed_c10d import __all__ as _c10d_names
 
-MESSAGE = ("ember.distributed is not available: ember has no distributed backend yet (an MPI "
-           "backend through mpi4py is planned). Run on a single process, or use torch for "
-           "multi-process training.")
-
-
-class DistributedNotAvailableError(RuntimeError):
-    """Raised by every call that needs a process group."""
-
-
-def _unavailable(*args, **kwargs):
-    raise DistributedNotAvailableError(MESSAGE)
-
-
-def is_available() -> bool:
-    return False
-
-
-def is_initialized() -> bool:
-    return False
-
-
-def is_mpi_available() -> bool:
-    return False
-
-
-def is_nccl_available() -> bool:
-    return False
-
-
-def is_gloo_available() -> bool:
-    return False
-
-
-def is_torchelastic_launched() -> bool:
-    return False
-
-
-init_process_group = destroy_process_group = get_rank = get_world_size = barrier = _unavailable
-all_reduce = all_gather = broadcast = reduce = gather = scatter = new_group = _unavailable
-get_backend = all_gather_object = broadcast_object_list = reduce_scatter = all_to_all = _unavailable
-send = recv = _unavailable
-
-
-class ReduceOp:
-    SUM, PRODUCT, MIN, MAX, BAND, BOR, BXOR, AVG = "sum", "product", "min", "max", "band", "bor", \
-        "bxor", "avg"
-
-
-class Backend(str):
-    GLOO, NCCL, MPI, UCC = "gloo", "nccl", "mpi", "ucc"
-
-
-class GroupMember:
-    WORLD = None
-    NON_GROUP_MEMBER = -100
+__all__ = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "Store", "HashStore",
+           "FileStore", "TCPStore", "PrefixStore", "Work", "Future", *_c10d_names]

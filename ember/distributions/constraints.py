@@ -180,13 +180,6 @@ class _IntegerGreaterThan(_GreaterThan):
         return _whole(value).logical_and(value.ge(self.lower_bound))
 
 
-class _IntegerLessThan(_LessThan):
-    is_discrete = True
-
-    def check(self, value):
-        return _whole(value).logical_and(value.le(self.upper_bound))
-
-
 class _IntegerInterval(_Interval):
     is_discrete = True
 

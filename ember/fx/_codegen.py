@@ -26,6 +26,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._wrap import wrap
 from .node import Node, _get_qualified_name
 
 __all__ = ["CodeGen", "PythonCode", "magic_methods", "reflectable_magic_methods", "inplace_methods"]
@@ -286,7 +287,6 @@ class CodeGen:
             body.append("pass\n")
         wrap_stmts = ""
         if wrapped_fns:
-            from ._symbolic_trace import wrap
             wrap_name = add_global("wrap", wrap)
             wrap_stmts = "\n".join(f'{wrap_name}("{name}")' for name in wrapped_fns)
         prologue = self.gen_fn_def(free_vars, ret_annotation[0])

@@ -30,6 +30,7 @@ from .graph import Graph
 from .graph_module import GraphModule
 from .node import map_aggregate
 from .proxy import ParameterProxy, Proxy, TracerBase
+from ._wrap import _wrapped_fns_to_patch, wrap
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "PHBase", "is_fx_tracing"]
 
@@ -60,27 +61,6 @@ def _assert(condition, message: str = "") -> None:
 def _assert_is_none(value, msg: str) -> None:
     if value is not None:
         raise AssertionError(msg)
-
-
-# (id(globals), name) -> globals dict: free functions registered with wrap()
-_wrapped_fns_to_patch: dict = {}
-
-
-def wrap(fn_or_name):
-    """Record calls to a module-level function as one ``call_function`` node (not traced inside).
-
-    Call at module scope with the function or its name: ``ember.fx.wrap('len')``.
-    """
-    if not callable(fn_or_name) and not isinstance(fn_or_name, str):
-        raise RuntimeError("Unsupported type for global function! Must be either a callable or "
-                           "string name")
-    name = fn_or_name if isinstance(fn_or_name, str) else fn_or_name.__name__
-    frame = inspect.currentframe().f_back
-    if frame.f_code.co_name != "<module>" and "<module>" not in frame.f_code.co_name:
-        raise NotImplementedError("wrap must be called at the top level of a module")
-    f_globals = frame.f_globals
-    _wrapped_fns_to_patch[(id(f_globals), name)] = f_globals
-    return fn_or_name
 
 
 def _find_proxy(*objects):

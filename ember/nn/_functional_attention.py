@@ -16,6 +16,9 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
 from .._primitives import nn_ops as NN
+from ._functional_conv import pad
+from ._functional_linear import linear
+from ._functional_misc import dropout
 from ..overrides import public
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
@@ -40,7 +43,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     A boolean ``attn_mask`` marks positions that take part; a float mask is added to the scores.
     ``enable_gqa`` lets key/value have fewer heads (dim -3) than query, repeated to match.
     """
-    from .functional import dropout
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError("scaled_dot_product_attention: expected query, key and value to have at "
                            "least 2 dimensions")
@@ -69,7 +71,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
 
 def _in_projection(q, k, v, w, b, e, same):
     """Project query, key and value with the packed ``(3E, E)`` weight."""
-    from .functional import linear
     if same:
         proj = linear(q, w, b)
         return proj.chunk(3, -1)
@@ -92,7 +93,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
 
     Returns ``(output (L, N, E), weights (N, L, S) or None)``.
     """
-    from .functional import dropout, linear, pad
     from .._tensor_methods.shape_copy import cat
     batched = query.dim() == 3
     if not batched:

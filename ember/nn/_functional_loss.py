@@ -15,6 +15,7 @@ import warnings
 
 from .._tensor_methods.pointwise import where
 from .._dispatch import dispatch
+from .._errors import dtype_title
 from .._primitives import nn_ops as NN
 from ..overrides import public
 
@@ -117,7 +118,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
-    loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {dtype_title(target.dtype)} but expected {dtype_title(input.dtype)}")
+    loss = dispatch(NN.binary_cross_entropy, input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

@@ -1,5 +1,5 @@
 """More of ``ember.nn.functional`` (layer L4): shrink/parametric activations, gumbel_softmax,
-embedding_bag, channel-wise and alpha dropout, and distances. Composites of ember ops.
+embedding and embedding_bag, dropout and its channel-wise and alpha forms, and distances. Composites of ember ops.
 
 Example:
     >>> import ember
@@ -18,10 +18,13 @@ from .. import _dtype as D
 from .._creation import empty_like, tensor as _tensor
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
+from .._tensor_methods.reduction import vector_norm
 from ..autograd.grad_mode import no_grad
 from .._primitives import nn_ops as NN
+from ..overrides import public
 
-__all__ = ["prelu", "rrelu", "rrelu_", "softshrink", "hardshrink", "gumbel_softmax", "embedding_bag",
+__all__ = ["prelu", "rrelu", "rrelu_", "softshrink", "hardshrink", "gumbel_softmax", "embedding",
+           "embedding_bag", "dropout",
            "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
            "cosine_similarity", "pairwise_distance", "pdist", "cdist"]
 
@@ -90,7 +93,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
                   per_sample_weights=None, include_last_offset: bool = False, padding_idx=None):
     """Sums, means or maxes of bags of embedding rows: 2-D input ``(B, L)`` (one bag per row) or 1-D
     input with ``offsets`` ``(B,)`` marking where each bag starts. Returns ``(B, embedding_dim)``."""
-    from .functional import embedding
     if weight.dtype is D.int64 and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
                       "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
@@ -132,6 +134,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights "
                                   f"is only supported for mode='sum' (got mode='{mode}'). Please open "
                                   "a feature request on GitHub.")
+    idx_np = input._data
+    bad = np.flatnonzero((idx_np < 0) | (idx_np >= weight.shape[0])) if idx_np is not None else ()
+    if len(bad):
+        raise RuntimeError(f"Index {bad[0]} of input takes value {idx_np[bad[0]]} which is not in the "
+                           f"valid range [0, {weight.shape[0]})")
     keep_np = bag_np >= 0
     if padding_idx is not None:
         pad = padding_idx % weight.shape[0]
@@ -159,6 +166,49 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
 
 
 # ------------------------------------------------------------------------------ dropout variants
+@public
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        mask = input.new_zeros(input.shape)
+    else:
+        with no_grad():
+            mask = empty_like(input).bernoulli_(1 - p).div_(1 - p)
+    return input.mul_(mask) if inplace else input * mask
+
+
+@public
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False):
+    """Rows of ``weight`` picked by the integer ``input``: ``(*) -> (*, embedding_dim)``."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    if input.dtype not in (D.int64, D.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {input._type_string()} instead (while "
+                           "checking arguments for embedding)")
+    if max_norm is not None:
+        with no_grad():
+            rows = weight[input.reshape(-1)]
+            norms = (rows.abs() ** norm_type).sum(-1, keepdim=True) ** (1.0 / norm_type)
+            scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+            weight[input.reshape(-1)] = rows * scale
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    return dispatch(NN.embedding, weight, input, padding_idx=-1 if padding_idx is None else padding_idx,
+                    scale_grad_by_freq=scale_grad_by_freq)
+
+
 def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -256,15 +306,10 @@ def feature_alpha_dropout(input, p: float = 0.5, training: bool = False, inplace
 # ------------------------------------------------------------------------------ distances
 def _pnorm(d, p: float, dim: int, keepdim: bool = False):
     """The p-norm along ``dim`` (p = 0 counts non-zeros, p = inf takes the max)."""
-    if p == 2:
-        return (d * d).sum(dim, keepdim=keepdim).sqrt()
-    if p == 1:
-        return d.abs().sum(dim, keepdim=keepdim)
-    if p == 0:
-        return (d != 0).to(d.dtype).sum(dim, keepdim=keepdim)
     if p == math.inf:
         return d.abs().amax(dim, keepdim=keepdim)
-    return (d.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+    # vector_norm's derivative is 0 at a zero vector (equal rows), as torch's norms are
+    return vector_norm(d, p, dim, keepdim)
 
 
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):

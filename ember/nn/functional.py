@@ -14,24 +14,25 @@ from __future__ import annotations
 import math
 
 from .. import _dtype as D
-from .._creation import arange, empty_like
+from .._creation import arange
 from .._tensor import Tensor
-from .._tensor_methods.linalg import addmm
 from .._tensor_methods.pointwise import where
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from .._dispatch import dispatch
+from .._dispatch_inplace import dispatch_inplace
 from .._shape import normalize_dim
 from .._primitives import nn_ops as NN
 from ..overrides import public
 from . import _functional_attention, _functional_loss_more, _functional_misc, _functional_norm
 from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention
+from ._functional_linear import bilinear, linear
 from ._functional_loss_more import (cosine_embedding_loss, ctc_loss, gaussian_nll_loss,
                                     hinge_embedding_loss, kl_div, margin_ranking_loss,
                                     multi_margin_loss, multilabel_margin_loss,
                                     multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
                                     triplet_margin_loss, triplet_margin_with_distance_loss)
-from ._functional_misc import (alpha_dropout, cdist, cosine_similarity, dropout1d, dropout2d,
-                               dropout3d, embedding_bag, feature_alpha_dropout, gumbel_softmax,
+from ._functional_misc import (alpha_dropout, cdist, cosine_similarity, dropout, dropout1d, dropout2d,
+                               dropout3d, embedding, embedding_bag, feature_alpha_dropout, gumbel_softmax,
                                hardshrink, pairwise_distance, pdist, prelu, rrelu, rrelu_, softshrink)
 from ._functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                                local_response_norm, normalize, rms_norm)
@@ -53,7 +54,7 @@ from ._functional_sampling import __all__ as _sampling_all
 __all__ = ["linear", "bilinear", "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu",
            "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu", "mish", "softplus", "sigmoid",
            "tanh", "logsigmoid", "hardsigmoid", "hardswish", "softsign", "tanhshrink", "threshold",
-           "glu", "softmax", "log_softmax", "softmin", "dropout", "embedding", "one_hot", "layer_norm",
+           "glu", "softmax", "log_softmax", "softmin", "one_hot", "layer_norm",
            "rms_norm", "normalize", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
            *_functional_norm.__all__[3:], *_functional_attention.__all__,
@@ -69,29 +70,16 @@ def _expm1(x):
     return x.expm1() if hasattr(x, "expm1") else x.exp() - 1
 
 
-# ------------------------------------------------------------------------------ linear
-@public
-def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``; input ``(*, in)``, weight ``(out, in)``, bias ``(out,)``."""
-    if bias is not None and input.dim() == 2:  # one fused addmm, as torch does (AddmmBackward0)
-        return addmm(bias, input, weight.t())
-    if bias is not None and input.dim() > 2 and input.is_contiguous():  # torch folds to addmm too
-        shape = input.shape  # shape: (*, in) -> (N, in) -> (N, out) -> (*, out)
-        return addmm(bias, input.view(-1, shape[-1]), weight.t()).view(*shape[:-1], weight.shape[0])
-    out = input.matmul(weight.t())
-    return out if bias is None else out + bias
-
-
-@public
-def bilinear(input1, input2, weight, bias=None):
-    """``y_k = x1 @ W_k @ x2 + b_k``; inputs ``(*, in1)``, ``(*, in2)``, weight ``(out, in1, in2)``."""
-    # (*, 1, 1, in1) @ (out, in1, in2) -> (*, out, 1, in2), then dot with x2
-    t = input1.unsqueeze(-2).unsqueeze(-2).matmul(weight)
-    out = (t.squeeze(-2) * input2.unsqueeze(-2)).sum(-1)
-    return out if bias is None else out + bias
-
-
 # ------------------------------------------------------------------------------ activations
+def _write_in_place(input, fn, *args):
+    """``input.copy_(fn(input, *args))`` for an in-place activation written as a composite. When
+    autograd records, the formula runs on a copy of ``input``, so what its ops save for backward is
+    the copy and not the tensor being overwritten (torch's in-place activations save the result or
+    the original input), and writing into the output of e.g. a norm or a pooling stays legal."""
+    src = input.clone() if input.requires_grad and is_grad_enabled() else input
+    return input.copy_(fn(src, *args))
+
+
 @public
 def relu(input, inplace: bool = False):
     """``max(input, 0)``."""
@@ -107,7 +95,9 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool =
     """Clamp into ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+    if inplace:
+        return dispatch_inplace(NN.hardtanh, input, min_val=min_val, max_val=max_val)
+    return dispatch(NN.hardtanh, input, min_val=min_val, max_val=max_val)
 
 
 def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
@@ -123,8 +113,10 @@ def relu6(input, inplace: bool = False):
 @public
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """``input`` where positive, else ``negative_slope * input``."""
+    if inplace:
+        return _write_in_place(input, leaky_relu, negative_slope)
     out = where(input > 0, input, input * negative_slope)
-    return input.copy_(out) if inplace else out
+    return out
 
 
 def leaky_relu_(input, negative_slope: float = 0.01):
@@ -134,9 +126,11 @@ def leaky_relu_(input, negative_slope: float = 0.01):
 @public
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """``input`` where positive, else ``alpha * (exp(input) - 1)``."""
+    if inplace:
+        return _write_in_place(input, elu, alpha)
     # clamp before exp so the unused branch cannot overflow into a NaN gradient
     out = where(input > 0, input, _expm1(input.clamp(max=0)) * alpha)
-    return input.copy_(out) if inplace else out
+    return out
 
 
 def elu_(input, alpha: float = 1.0):
@@ -146,16 +140,20 @@ def elu_(input, alpha: float = 1.0):
 @public
 def selu(input, inplace: bool = False):
     """``scale * elu(input, alpha)`` with the self-normalising constants."""
+    if inplace:
+        return _write_in_place(input, selu)
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     out = elu(input, alpha) * scale
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
 def celu(input, alpha: float = 1.0, inplace: bool = False):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    if inplace:
+        return _write_in_place(input, celu, alpha)
     out = where(input > 0, input, _expm1(input.clamp(max=0) / alpha) * alpha)
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
@@ -172,26 +170,26 @@ def gelu(input, approximate: str = "none"):
 @public
 def silu(input, inplace: bool = False):
     """``x * sigmoid(x)``."""
+    if inplace:
+        return _write_in_place(input, silu)
     out = input * input.sigmoid()
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
-    z = input * beta if beta != 1 else input
-    # log(1 + e^z) = max(z, 0) + log1p(e^-|z|), stable for either sign
-    soft = z.clamp(min=0) + _log1p((-z.abs()).exp())
-    if beta != 1:
-        soft = soft / beta
-    return where(z > threshold, input, soft)
+    # log(1 + e^z) = max(z, 0) + log1p(e^-|z|) with z = beta * x, stable for either sign
+    return dispatch(NN.softplus, input, beta=beta, threshold=threshold)
 
 
 @public
 def mish(input, inplace: bool = False):
     """``x * tanh(softplus(x))``."""
+    if inplace:
+        return _write_in_place(input, mish)
     out = input * softplus(input).tanh()
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
@@ -215,15 +213,19 @@ def logsigmoid(input):
 @public
 def hardsigmoid(input, inplace: bool = False):
     """``relu6(x + 3) / 6``."""
+    if inplace:
+        return _write_in_place(input, hardsigmoid)
     out = (input + 3).clamp(0, 6) / 6
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
 def hardswish(input, inplace: bool = False):
     """``x * relu6(x + 3) / 6``."""
+    if inplace:
+        return _write_in_place(input, hardswish)
     out = input * (input + 3).clamp(0, 6) / 6
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
@@ -241,8 +243,10 @@ def tanhshrink(input):
 @public
 def threshold(input, threshold: float, value: float, inplace: bool = False):
     """``input`` where ``input > threshold``, else ``value``."""
+    if inplace:
+        return _write_in_place(input, lambda x: where(x > threshold, x, value))
     out = where(input > threshold, input, value)
-    return input.copy_(out) if inplace else out
+    return out
 
 
 @public
@@ -294,49 +298,6 @@ def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
 
 # ------------------------------------------------------------------------------ dropout, embedding
 @public
-def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
-    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        mask = input.new_zeros(input.shape)
-    else:
-        with no_grad():
-            mask = empty_like(input).bernoulli_(1 - p).div_(1 - p)
-    return input.mul_(mask) if inplace else input * mask
-
-
-@public
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
-              scale_grad_by_freq: bool = False, sparse: bool = False):
-    """Rows of ``weight`` picked by the integer ``input``: ``(*) -> (*, embedding_dim)``."""
-    if padding_idx is not None:
-        if padding_idx > 0:
-            if padding_idx >= weight.size(0):
-                raise AssertionError("Padding_idx must be within num_embeddings")
-        elif padding_idx < 0:
-            if padding_idx < -weight.size(0):
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = weight.size(0) + padding_idx
-    if input.dtype not in (D.int64, D.int32):
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
-                           f"scalar types: Long, Int; but got {input._type_string()} instead (while "
-                           "checking arguments for embedding)")
-    if max_norm is not None:
-        with no_grad():
-            rows = weight[input.reshape(-1)]
-            norms = (rows.abs() ** norm_type).sum(-1, keepdim=True) ** (1.0 / norm_type)
-            scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-            weight[input.reshape(-1)] = rows * scale
-    if weight.dim() != 2:
-        raise RuntimeError("'weight' must be 2-D")
-    return dispatch(NN.embedding, weight, input, padding_idx=-1 if padding_idx is None else padding_idx,
-                    scale_grad_by_freq=scale_grad_by_freq)
-
-
-@public
 def one_hot(tensor, num_classes: int = -1):
     """``(*) -> (*, num_classes)`` int64 with a 1 at each index."""
     if tensor.dtype is not D.int64:
@@ -357,7 +318,7 @@ def _adopt(fn):
     return fn
 
 
-for _name in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+for _name in ("linear", "bilinear", "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
               "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
               *_functional_norm.__all__, *_functional_attention.__all__,
               *_functional_loss_more.__all__, *_functional_misc.__all__):

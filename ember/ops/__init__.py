@@ -48,8 +48,8 @@ def namespace(name: str, create: bool = False) -> OpNamespace:
     ns = _NAMESPACES.get(name)
     if ns is None:
         if not create:
-            raise AttributeError(f"'_OpNamespace' '{name}' object has no attribute ... : no "
-                                 f"operator namespace '{name}' is defined")
+            raise AttributeError(f"module 'ember.ops' has no attribute '{name}': no operator "
+                                 f"namespace '{name}' is defined")
         ns = _NAMESPACES[name] = OpNamespace(name)
     return ns
 

@@ -9,7 +9,8 @@ autograd): ``aten_overloads(opdef)`` lists the overloads that stand for a primit
 Example:
     >>> import ember
     >>> from ember._primitives import REGISTRY
-    >>> ov, args, kwargs = to_aten_call(REGISTRY["sum"], (ember.ones(2, 3),), {"dim": (1,), "keepdim": False})
+    >>> params = {"dim": (1,), "keepdim": False}
+    >>> ov, args, kwargs = to_aten_call(REGISTRY["sum"], (ember.ones(2, 3),), params)
     >>> str(ov), ov(*args, **kwargs).tolist()
     ('aten.sum.dim_IntList', [3.0, 3.0])
 """
@@ -43,6 +44,8 @@ _BY_PRIM: dict = {}
 
 # primitives with no aten overload standing for them, and why (graphs keep them as ember primitives)
 PRIMITIVES_WITHOUT_ATEN = {
+    "binary_cross_entropy": "the elementwise (unweighted, unreduced) loss; aten.binary_cross_entropy "
+                            "takes weight and reduction, and its table entry composes this primitive",
     "adaptive_avg_pool_backward": "takes the input's shape; aten's pool backward overloads take the "
                                   "input tensor itself",
     "avg_pool_backward": "takes the input's shape; aten's pool backward overloads take the input",
@@ -128,7 +131,12 @@ def _prim_impl(schema: FunctionSchema, op: OpDef, drop: set, fixed: dict, rename
                                               f"{schema.arguments[i].name}={want!r}, got {v!r}")
             elif v is not None or not schema.arguments[i].optional:  # None: the kernel's default
                 params[name] = _as_param(v)
-        return dispatch(op, *(values[i] for i in positions), **params)
+        inputs = [values[i] for i in positions]
+        d = params.get("dim")
+        if type(d) is int and d < 0:  # primitives take wrapped dims, aten accepts negative ones
+            sizes = params.get("input_sizes")
+            params["dim"] = d + (len(sizes) if sizes is not None else inputs[0].dim())
+        return dispatch(op, *inputs, **params)
     return impl, positions
 
 
@@ -141,9 +149,12 @@ def _call_impl(schema: FunctionSchema, fn_of, drop: set, fixed: dict):
     args = schema.arguments
     n_pos = sum(1 for a in args if not a.kwarg_only)
     checks = [(i, fixed[a.name]) for i, a in enumerate(args) if a.name in fixed]
-    keep_pos = [i for i in range(n_pos) if args[i].name not in drop and args[i].name not in fixed]
-    keep_kw = [(i, args[i].name) for i in range(n_pos, len(args))
-               if args[i].name not in drop and args[i].name not in fixed]
+    # ``alpha`` is keyword-only in every Python signature, positional in some schemas (add.Scalar)
+    keep_pos = [i for i in range(n_pos) if args[i].name not in drop and args[i].name not in fixed
+                and args[i].name != "alpha"]
+    keep_kw = [(i, args[i].name) for i in range(len(args))
+               if (i >= n_pos or args[i].name == "alpha") and args[i].name not in drop
+               and args[i].name not in fixed]
     target = []
 
     def impl(*a, **kw):
@@ -264,7 +275,7 @@ def to_aten_call(op: OpDef, args: tuple, params: dict):
                 v = fixed[a.name]
             elif i in positions and a.optional:
                 v = None
-            elif a.has_default_value:
+            elif a.has_default_value():
                 v = a.default
             elif a.type == "ScalarType" and a.name == "input_dtype" and args:
                 v = args[0].dtype  # backward kernels: the dtype ember computed the input in

@@ -160,3 +160,102 @@ def normal_functional(self, mean=0.0, std=1.0, generator=None):
 def bernoulli_tensor(self, p, generator=None):
     """``aten.bernoulli.Tensor``: a copy of ``self`` filled with Bernoulli(``p``) draws."""
     return self.clone().bernoulli_(p, generator=generator)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """``aten.index_put_``: in place, ``None`` entries meaning a full slice."""
+    key = tuple(slice(None) if i is None else i for i in indices)
+    return self.index_put_(key, values, accumulate)
+
+
+def fill_tensor(self, value):
+    """``aten.fill.Tensor``: a tensor like ``self`` filled with the 0-d ``value``."""
+    return self.clone().fill_(value)
+
+
+# nn overloads: aten passes enums as ints where nn.functional takes strings
+_REDUCTIONS = ("none", "mean", "sum")
+_INTERPOLATION = ("bilinear", "nearest", "bicubic")
+_PADDING = ("zeros", "border", "reflection")
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``aten.native_batch_norm``: (output, batch mean, batch 1/std) when training (running stats
+    updated in place); in evaluation the last two are empty, as torch's CPU kernel gives."""
+    E = _ember()
+    out = _functional().batch_norm(input, running_mean, running_var, weight, bias, training,
+                                   momentum, eps)
+    if not training:
+        empty = input.new_empty(0)
+        return out, empty, empty
+    dims = [0] + list(range(2, input.dim()))
+    with E.no_grad():
+        mean = input.mean(dims)
+        invstd = (input.var(dims, correction=0) + eps).rsqrt()
+    return out, mean, invstd
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled):
+    return _functional().batch_norm(input, running_mean, running_var, weight, bias, training,
+                                    momentum, eps)
+
+
+def native_dropout(input, p, train):
+    """``aten.native_dropout``: (output, keep mask); ``train=None`` means training."""
+    if train is False:
+        return input.clone(), _ember().ones_like(input, dtype=_ember().bool)
+    keep = _ember().empty_like(input).bernoulli_(1 - p).bool()
+    scale = 1.0 / (1 - p) if p < 1 else 0.0
+    return input * keep * scale, keep
+
+
+def mse_loss(self, target, reduction=1):
+    return _functional().mse_loss(self, target, reduction=_REDUCTIONS[reduction])
+
+
+def l1_loss(self, target, reduction=1):
+    return _functional().l1_loss(self, target, reduction=_REDUCTIONS[reduction])
+
+
+def smooth_l1_loss(self, target, reduction=1, beta=1.0):
+    return _functional().smooth_l1_loss(self, target, reduction=_REDUCTIONS[reduction], beta=beta)
+
+
+def huber_loss(self, target, reduction=1, delta=1.0):
+    return _functional().huber_loss(self, target, reduction=_REDUCTIONS[reduction], delta=delta)
+
+
+def binary_cross_entropy(self, target, weight=None, reduction=1):
+    return _functional().binary_cross_entropy(self, target, weight,
+                                              reduction=_REDUCTIONS[reduction])
+
+
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+    return _functional().binary_cross_entropy_with_logits(
+        self, target, weight, reduction=_REDUCTIONS[reduction], pos_weight=pos_weight)
+
+
+def cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100,
+                       label_smoothing=0.0):
+    return _functional().cross_entropy(self, target, weight, ignore_index=ignore_index,
+                                       reduction=_REDUCTIONS[reduction],
+                                       label_smoothing=label_smoothing)
+
+
+def upsample_nearest2d(input, output_size, scale_factors):
+    return _functional().interpolate(input, output_size, scale_factors, mode="nearest")
+
+
+def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
+    return _functional().interpolate(input, output_size, scale_factors, mode="bilinear",
+                                     align_corners=align_corners)
+
+
+def constant_pad_nd(self, pad, value=0):
+    return _functional().pad(self, list(pad), value=value)
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _functional().grid_sample(input, grid, _INTERPOLATION[interpolation_mode],
+                                     _PADDING[padding_mode], align_corners)

@@ -119,7 +119,7 @@ div.Scalar(Tensor self, Scalar other) -> Tensor  =div
 div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor  div prim=div,div_floor,div_trunc
 div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor  div prim=div_floor,div_trunc
 pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor  =pow
-pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor  =pow
+pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor  =pow_tensor_scalar
 pow.Scalar(Scalar self, Tensor exponent) -> Tensor  =pow
 atan2(Tensor self, Tensor other) -> Tensor  =atan2
 bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor  =bitwise_and
@@ -218,6 +218,7 @@ select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)  select prim=sele
 slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)  :slice_tensor prim=slice
 diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)  diagonal prim=diagonal
 as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)  as_strided prim=as_strided
+as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor  =as_strided_scatter
 alias(Tensor(a) self) -> Tensor(a)  =alias
 view_as_real(Tensor(a) self) -> Tensor(a)  view_as_real prim=view_as_real
 view_as_complex(Tensor(a) self) -> Tensor(a)  view_as_complex prim=view_as_complex
@@ -307,10 +308,10 @@ log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor  log_sof
 linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor  nn.functional.linear
 gelu(Tensor self, *, str approximate="none") -> Tensor  nn.functional.gelu
 silu(Tensor self) -> Tensor  nn.functional.silu
-hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor  nn.functional.hardtanh
+hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor  nn.functional.hardtanh prim=hardtanh
 leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor  nn.functional.leaky_relu
 elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor  nn.functional.elu fixed=scale:1,input_scale:1
-softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor  nn.functional.softplus
+softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor  nn.functional.softplus prim=softplus
 hardswish(Tensor self) -> Tensor  nn.functional.hardswish
 hardsigmoid(Tensor self) -> Tensor  nn.functional.hardsigmoid
 mish(Tensor self) -> Tensor  nn.functional.mish
@@ -492,4 +493,100 @@ linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) 
 linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor  linalg.solve_triangular prim=linalg_solve_triangular
 linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)  linalg.ldl_factor_ex prim=linalg_ldl_factor_ex
 linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor  linalg.ldl_solve prim=linalg_ldl_solve
+# in-place overloads (Tensor methods)
+add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)  Tensor.add_
+add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)  Tensor.add_
+sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)  Tensor.sub_
+sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)  Tensor.sub_
+mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)  Tensor.mul_
+mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  Tensor.mul_
+div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)  Tensor.div_
+div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  Tensor.div_
+pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)  Tensor.pow_
+copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)  Tensor.copy_
+zero_(Tensor(a!) self) -> Tensor(a!)  Tensor.zero_
+fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)  Tensor.fill_
+fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)  Tensor.fill_
+clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)  Tensor.clamp_
+addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)  Tensor.addcmul_
+addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)  Tensor.addcdiv_
+lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)  Tensor.lerp_
+abs_(Tensor(a!) self) -> Tensor(a!)  Tensor.abs_
+neg_(Tensor(a!) self) -> Tensor(a!)  Tensor.neg_
+exp_(Tensor(a!) self) -> Tensor(a!)  Tensor.exp_
+sqrt_(Tensor(a!) self) -> Tensor(a!)  Tensor.sqrt_
+relu_(Tensor(a!) self) -> Tensor(a!)  Tensor.relu_
+sigmoid_(Tensor(a!) self) -> Tensor(a!)  Tensor.sigmoid_
+tanh_(Tensor(a!) self) -> Tensor(a!)  Tensor.tanh_
+logical_not_(Tensor(a!) self) -> Tensor(a!)  Tensor.logical_not_
+bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)  Tensor.bitwise_and_
+cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)  Tensor.cumsum_
+masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)  Tensor.masked_fill_
+index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)  :index_put_
+uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)  Tensor.uniform_
+normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)  Tensor.normal_
+bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)  Tensor.bernoulli_
+hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)  nn.functional.hardtanh_
+leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)  nn.functional.leaky_relu_
+# more functional overloads graphs and libraries call
+detach(Tensor(a) self) -> Tensor(a)  Tensor.detach
+lift_fresh_copy(Tensor self) -> Tensor  clone
+fill.Scalar(Tensor self, Scalar value) -> Tensor  full_like
+fill.Tensor(Tensor self, Tensor value) -> Tensor  :fill_tensor
+zero(Tensor self) -> Tensor  zeros_like
+new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  Tensor.new_zeros drop=layout,pin_memory
+new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  Tensor.new_ones drop=layout,pin_memory
+new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  Tensor.new_empty drop=layout,pin_memory
+new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor  Tensor.new_full drop=layout,pin_memory
+expand_as(Tensor(a) self, Tensor other) -> Tensor(a)  Tensor.expand_as
+view_as(Tensor(a) self, Tensor other) -> Tensor(a)  Tensor.view_as
+reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)  Tensor.reshape_as
+contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)  Tensor.contiguous
+type_as(Tensor self, Tensor other) -> Tensor  Tensor.type_as
+to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)  Tensor.to
+to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)  Tensor.to
+to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)  Tensor.to
+rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  rsub
+rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor  rsub
+clamp_min(Tensor self, Scalar min) -> Tensor  clamp_min
+clamp_max(Tensor self, Scalar max) -> Tensor  clamp_max
+square(Tensor self) -> Tensor  square
+outer(Tensor self, Tensor vec2) -> Tensor  outer
+kron(Tensor self, Tensor other) -> Tensor  kron
+diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor  diag_embed
+argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor  argsort
+argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor  argsort
+masked_select(Tensor self, Tensor mask) -> Tensor  masked_select
+where(Tensor condition) -> Tensor[]  where
+var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor  var
+std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor  std
+var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)  var_mean
+std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)  std_mean
+norm.Scalar(Tensor self, Scalar p=2) -> Tensor  norm
+norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor  norm
+cdist(Tensor x1, Tensor x2, float p=2., int? compute_mode=None) -> Tensor  cdist
+cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor  cosine_similarity
+pairwise_distance(Tensor x1, Tensor x2, float p=2., float eps=9.9999999999999995e-07, bool keepdim=False) -> Tensor  pairwise_distance
+native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)  :native_batch_norm
+batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor  :batch_norm
+native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)  :native_dropout
+mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor  :mse_loss
+l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor  :l1_loss
+smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor  :smooth_l1_loss
+huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor  :huber_loss
+binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor  :binary_cross_entropy
+binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor  :binary_cross_entropy_with_logits
+cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.) -> Tensor  :cross_entropy_loss
+upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor  :upsample_nearest2d
+upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor  :upsample_bilinear2d
+constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor  :constant_pad_nd
+pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor  nn.functional.pad
+group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor  nn.functional.group_norm drop=cudnn_enabled
+one_hot(Tensor self, int num_classes=-1) -> Tensor  nn.functional.one_hot
+glu(Tensor self, int dim=-1) -> Tensor  nn.functional.glu
+pixel_shuffle(Tensor self, int upscale_factor) -> Tensor  nn.functional.pixel_shuffle
+pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor  nn.functional.pixel_unshuffle
+channel_shuffle(Tensor self, SymInt groups) -> Tensor  nn.functional.channel_shuffle
+grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor  :grid_sampler
+affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor  nn.functional.affine_grid
 """

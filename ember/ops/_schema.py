@@ -1,15 +1,21 @@
-"""Operator schemas as torch prints them: ``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``.
+"""Operator schemas as torch prints them, e.g.
+``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``.
 
-``parse_schema(text, namespace)`` gives a ``FunctionSchema`` whose ``str()`` is torch's text and whose
-``arguments`` say, per argument, its name, type, default and whether it is keyword-only; ``bind``
+``parse_schema(text, namespace)`` gives a ``FunctionSchema`` whose ``str()`` is torch's text and
+whose ``arguments`` say, per argument, its name, type, default and whether it is keyword-only; ``bind``
 turns a call's ``(*args, **kwargs)`` into one value per argument.
 
 Example:
     >>> s = parse_schema("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "aten")
-    >>> str(s), s.name, s.overload_name, [a.name for a in s.arguments]
-    ('aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 'aten::add', 'Tensor', ['self', 'other', 'alpha'])
+    >>> str(s)
+    'aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor'
+    >>> s.name, s.overload_name, [a.name for a in s.arguments]
+    ('aten::add', 'Tensor', ['self', 'other', 'alpha'])
     >>> s.bind((1, 2), {})
     [1, 2, 1]
+    >>> m = parse_schema("max.dim(Tensor self, int dim) -> (Tensor values, Tensor indices)", "aten")
+    >>> [(r.name, r.type) for r in m.returns]
+    [('values', 'Tensor'), ('indices', 'Tensor')]
 """
 from __future__ import annotations
 
@@ -43,7 +49,6 @@ class Argument:
         self.is_tensor = base.startswith("Tensor") and not self.is_tensor_list
         self.optional = "?" in type_
 
-    @property
     def has_default_value(self) -> bool:
         return self.default_value is not _NO_DEFAULT
 
@@ -65,6 +70,7 @@ class FunctionSchema:
         self.overload_name = "" if overload == "default" else overload
         self.arguments = arguments
         self.returns_text = returns
+        self.returns = _parse_returns(returns)
         self.is_mutable = any(a.mutable for a in arguments)
 
     def __str__(self) -> str:
@@ -111,6 +117,16 @@ def _split_top(text: str) -> list:
     if "".join(cur).strip():
         parts.append("".join(cur).strip())
     return parts
+
+
+def _parse_returns(text: str) -> list:
+    """``Tensor`` / ``(Tensor values, Tensor indices)`` / ``()`` -> one Argument per result."""
+    inner = text[1:-1] if text.startswith("(") else text
+    out = []
+    for part in _split_top(inner):
+        type_, _, name = part.rpartition(" ") if " " in part else (part, "", "")
+        out.append(Argument(name, type_, _NO_DEFAULT, False))
+    return out
 
 
 def _default(text: str):

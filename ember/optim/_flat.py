@@ -49,13 +49,15 @@ class FlatBucket:
                 st[name] = v
             self.flat[name] = buf
             self.views[name] = views
-        steps = C.empty(len(params), dtype=states[0]["step"].dtype)
-        views = [steps[i] for i in range(len(params))]
-        for v, st in zip(views, states):
-            v.copy_(st["step"])
-            st["step"] = v
-        self.flat["step"] = steps
-        self.views["step"] = views
+        self.keys = names + (("step",) if "step" in states[0] else ())  # SGD has no step count
+        if "step" in states[0]:
+            steps = C.empty(len(params), dtype=states[0]["step"].dtype)
+            views = [steps[i] for i in range(len(params))]
+            for v, st in zip(views, states):
+                v.copy_(st["step"])
+                st["step"] = v
+            self.flat["step"] = steps
+            self.views["step"] = views
         # two scratch buffers: the gradients, then the update; the denominator
         self.grad = C.empty(total, dtype=dtype)
         self.grad_views = _split(self.grad, params, sizes)
@@ -66,7 +68,7 @@ class FlatBucket:
         """Whether ``params`` and their state tensors are still exactly the ones this bucket holds."""
         if len(params) != len(self.params) or not all(map(is_, params, self.params)):
             return False
-        for name in self.names + ("step",):
+        for name in self.keys:
             if not all(map(is_, [st.get(name) for st in states], self.views[name])):
                 return False
         return True
@@ -84,9 +86,11 @@ def _eligible(params: list, states: list, names: tuple) -> bool:
     p0 = params[0]
     if p0.is_complex() or not p0.is_floating_point():
         return False
+    counted = "step" in states[0]
     for p, st in zip(params, states):
         step = st.get("step")
-        if not isinstance(step, Tensor) or step.dim() != 0 or step.dtype != states[0]["step"].dtype:
+        if counted and (not isinstance(step, Tensor) or step.dim() != 0
+                        or step.dtype != states[0]["step"].dtype):
             return False
         for name in names:
             s = st.get(name)

@@ -14,6 +14,7 @@ from .. import _creation as C
 from .. import _dtype as D
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
+from ._flat import flat_bucket
 from .adam import _as_real, _same
 from .nadam import _tensor_steps
 from .optimizer import Optimizer, _get_scalar_dtype, _get_value, _to_scalar
@@ -29,7 +30,7 @@ class Adagrad(Optimizer):
         params: parameters or param groups. lr: learning rate (default 1e-2, float or 1-element tensor).
         lr_decay: the step size is ``lr / (1 + (step - 1) * lr_decay)``. weight_decay: L2 penalty.
         initial_accumulator_value: starting value of the sum of squares. eps: denominator term.
-        foreach, maximize, differentiable, fused: as in torch (``fused`` runs the single-tensor path).
+        foreach, maximize, differentiable, fused: as in torch (``fused``: the flat-buffer path).
     """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
@@ -46,6 +47,7 @@ class Adagrad(Optimizer):
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
+        self._flat_buckets: dict = {}
         if fused:
             if differentiable:
                 raise RuntimeError("`fused` does not support `differentiable`")
@@ -59,6 +61,7 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
+        self._flat_buckets = {}
         for group in self.param_groups:
             for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
                          ("fused", None)):
@@ -95,6 +98,12 @@ class Adagrad(Optimizer):
         lr, wd, eps = _get_value(_to_scalar(group["lr"])), group["weight_decay"], group["eps"]
         for idx in _by_dtype(params):
             sts = [states[i] for i in idx]
+            if not group["differentiable"]:
+                ps = [params[i] for i in idx]
+                bucket = flat_bucket(self, (id(group), ps[0].dtype), ps, sts, ("sum",))
+                if bucket is not None:
+                    self._update_flat(ps, [grads[i] for i in idx], bucket, group, lr, wd, eps)
+                    continue
             real = _as_real if params[idx[0]].is_complex() else _same
             ps, gs = [real(params[i]) for i in idx], [real(grads[i]) for i in idx]
             sums = [real(st["sum"]) for st in sts]
@@ -112,3 +121,25 @@ class Adagrad(Optimizer):
             std = F._foreach_sqrt(sums)
             F._foreach_add_(std, eps)
             F._foreach_addcdiv_(ps, gs, std, minus_clr)
+
+    def _update_flat(self, ps: list, gs: list, b, group: dict, lr, wd, eps) -> None:
+        # the list path's arithmetic on the flat state: one op per step over every parameter
+        g, d, steps, sums = [b.grad], [b.scratch], [b.flat["step"]], [b.flat["sum"]]
+        F._foreach_copy_(b.grad_views, gs)
+        if group["maximize"]:
+            F._foreach_neg_(g)
+        F._foreach_add_(steps, 1)
+        if wd != 0:
+            F._foreach_copy_(b.scratch_views, ps)
+            F._foreach_add_(g, d, alpha=wd)
+        F._foreach_addcmul_(sums, g, g, 1)
+        F._foreach_copy_(d, sums)
+        F._foreach_sqrt_(d)
+        F._foreach_add_(d, eps)
+        F._foreach_div_(g, d)
+        sv = steps[0].tolist()
+        if sv.count(sv[0]) == len(sv):
+            F._foreach_mul_(g, -lr / (1 + (sv[0] - 1) * group["lr_decay"]))
+        else:
+            F._foreach_mul_(b.grad_views, [-lr / (1 + (s - 1) * group["lr_decay"]) for s in sv])
+        F._foreach_add_(ps, b.grad_views)

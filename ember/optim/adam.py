@@ -38,7 +38,7 @@ class Adam(Optimizer):
         eps: added to the denominator. weight_decay: L2 penalty (decoupled, i.e. AdamW, when
             ``decoupled_weight_decay``). amsgrad: keep the maximum of the squared averages.
         maximize: ascend the objective. foreach: use the multi-tensor ``_foreach_*`` path.
-        capturable, differentiable, fused: accepted as in torch (``fused`` runs the single-tensor path).
+        capturable, differentiable, fused: accepted as in torch (``fused``: the flat-buffer path).
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False,

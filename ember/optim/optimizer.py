@@ -219,7 +219,9 @@ class Optimizer:
             if not params:
                 continue
             states = [self._state_for(p, group) for p in params]
-            if group.get("foreach") and type(self)._update_foreach is not Optimizer._update_foreach:
+            # fused=True runs the multi-tensor path (flat state buffers where the algorithm has them)
+            if (group.get("foreach") or group.get("fused")) \
+                    and type(self)._update_foreach is not Optimizer._update_foreach:
                 self._update_foreach(params, grads, states, group)
             else:
                 for p, g, st in zip(params, grads, states):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
+from ._flat import flat_bucket
 from .optimizer import Optimizer, _get_value, _to_scalar
 
 __all__ = ["SGD", "sgd"]
@@ -27,7 +28,7 @@ class SGD(Optimizer):
         momentum: momentum factor. dampening: dampening of the momentum.
         weight_decay: L2 penalty added to the gradient. nesterov: Nesterov momentum.
         maximize: ascend the objective. foreach: use the multi-tensor ``_foreach_*`` path.
-        differentiable, fused: accepted as in torch (``fused`` runs the single-tensor path).
+        differentiable, fused: accepted as in torch (``fused``: the flat-buffer path).
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
@@ -46,6 +47,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        self._flat_buckets: dict = {}
         if fused:
             self._step_supports_amp_scaling = True
             if differentiable:
@@ -55,6 +57,7 @@ class SGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
+        self._flat_buckets = {}
         for group in self.param_groups:
             group.setdefault("nesterov", False)
             group.setdefault("maximize", False)
@@ -96,6 +99,12 @@ class SGD(Optimizer):
             if momentum != 0:
                 sts = [states[i] for i in idx]
                 bufs = [st.get("momentum_buffer") for st in sts]
+                bucket = None
+                if not group.get("differentiable") and all(b is not None for b in bufs):
+                    bucket = flat_bucket(self, (id(group), ps[0].dtype), ps, sts, ("momentum_buffer",))
+                if bucket is not None:
+                    self._update_flat(ps, gs, bucket, group, lr)
+                    continue
                 if all(b is not None for b in bufs):
                     F._foreach_mul_(bufs, momentum)
                     F._foreach_add_(bufs, gs, alpha=1 - group["dampening"])
@@ -110,6 +119,18 @@ class SGD(Optimizer):
                 else:
                     gs = bufs
             F._foreach_add_(ps, gs, alpha=-lr)
+
+    def _update_flat(self, ps: list, gs: list, b, group: dict, lr: float) -> None:
+        # the list path's momentum arithmetic on one flat buffer (gs already hold maximize/wd)
+        momentum, g, bufs = group["momentum"], [b.grad], [b.flat["momentum_buffer"]]
+        F._foreach_copy_(b.grad_views, gs)
+        F._foreach_mul_(bufs, momentum)
+        F._foreach_add_(bufs, g, alpha=1 - group["dampening"])
+        if group["nesterov"]:
+            F._foreach_add_(g, bufs, alpha=momentum)
+            F._foreach_add_(ps, b.grad_views, alpha=-lr)
+        else:
+            F._foreach_add_(ps, b.views["momentum_buffer"], alpha=-lr)
 
 
 def _by_dtype(tensors: list) -> list:

@@ -7,5 +7,6 @@ Example:
 from __future__ import annotations
 
 from ._comparison import assert_close
+from ._deprecated import assert_allclose
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "assert_allclose"]

@@ -13,7 +13,7 @@ import itertools
 import weakref
 from collections import OrderedDict
 
-__all__ = ["RemovableHandle"]
+__all__ = ["RemovableHandle", "add_hook"]
 
 
 class RemovableHandle:
@@ -53,3 +53,15 @@ class RemovableHandle:
         self.id = state[1]
         RemovableHandle.next_id = itertools.count(max(next(RemovableHandle.next_id), self.id + 1))
         self.extra_dict_ref = ()
+
+
+def add_hook(owner, attr: str, value) -> RemovableHandle:
+    """Store ``value`` in the OrderedDict ``owner.<attr>`` (made on first use, so objects without hooks
+    carry None) under a new handle, and return the handle."""
+    hooks = getattr(owner, attr)
+    if hooks is None:
+        hooks = OrderedDict()
+        setattr(owner, attr, hooks)
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = value
+    return handle

@@ -85,3 +85,23 @@ def test_clear_error_without_tensorboardx(monkeypatch):
 
 
 
+
+
+def test_add_scalars_run_directories_like_torch(tmp_path):
+    """add_scalars writes each tag to the run ``<main_tag>_<tag>`` ('/' in main_tag -> '_'), with the
+    scalar named main_tag, as torch's SummaryWriter (issue 17: ember wrote ``grp/a``)."""
+    import os
+    torch_tb = pytest.importorskip("torch.utils.tensorboard")
+    layouts = []
+    for lib_writer, sub in ((torch_tb.SummaryWriter, "torch"), (SummaryWriter, "ember")):
+        d = tmp_path / sub
+        w = lib_writer(str(d))
+        w.add_scalars("grp", {"a": 1.0, "b/c": 2.0}, 0)
+        w.add_scalars("x/y", {"a": ember.tensor(1.5) if sub == "ember" else 1.5}, 1)
+        w.add_scalars("grp", {"a": 3.0}, 2)
+        w.close()
+        runs = sorted(os.path.relpath(os.path.dirname(p), d) for p, _ in _events(d))
+        values = sorted((os.path.relpath(os.path.dirname(p), d), ev.step, v.tag, v.simple_value)
+                        for p, ev in _events(d) for v in ev.summary.value)
+        layouts.append((sorted(set(runs)), values))
+    assert layouts[1] == layouts[0]

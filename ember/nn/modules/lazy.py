@@ -1,5 +1,6 @@
-"""Lazy convolutions (layer L4): ``in_channels`` is read from the first input, then the module
-becomes the plain class (``LazyConv2d`` -> ``Conv2d``), as torch's lazy modules do.
+"""Lazy convolutions and norms (layer L4): ``in_channels`` (``num_features``) is read from the first
+input, then the module becomes the plain class (``LazyConv2d`` -> ``Conv2d``, ``LazyBatchNorm2d`` ->
+``BatchNorm2d``), as torch's lazy modules do.
 
 Example:
     >>> import ember
@@ -9,11 +10,14 @@ Example:
 """
 from __future__ import annotations
 
-from ..._creation import empty
+from ..._creation import empty, ones, zeros
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
 __all__ = ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
-           "LazyConvTranspose3d"]
+           "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _LazyConvMixin:
@@ -62,3 +66,55 @@ LazyConv3d = _lazy(Conv3d, "A ``Conv3d`` whose ``in_channels`` comes from the fi
 LazyConvTranspose1d = _lazy(ConvTranspose1d, "A ``ConvTranspose1d`` with a lazy ``in_channels``.")
 LazyConvTranspose2d = _lazy(ConvTranspose2d, "A ``ConvTranspose2d`` with a lazy ``in_channels``.")
 LazyConvTranspose3d = _lazy(ConvTranspose3d, "A ``ConvTranspose3d`` with a lazy ``in_channels``.")
+
+
+class _LazyNormMixin:
+    """Defers ``num_features`` (0 until the first input, whose dim 1 it becomes, as in torch)."""
+
+    cls_to_become = None
+
+    def reset_parameters(self) -> None:
+        if self.num_features != 0:
+            super().reset_parameters()
+
+    def has_uninitialized_params(self) -> bool:
+        return self.num_features == 0
+
+    def initialize_parameters(self, input) -> None:
+        if not (self.affine or self.track_running_stats):  # nothing to shape: torch keeps 0
+            self.__class__ = self.cls_to_become
+            return
+        c = input.shape[1] if input.dim() > 1 else input.shape[0]
+        self.num_features = c
+        if self.affine:
+            self.weight.data = empty(c, dtype=self.weight.dtype)
+            if self.bias is not None:
+                self.bias.data = empty(c, dtype=self.bias.dtype)
+        if self.track_running_stats:
+            self.running_mean = zeros(c, dtype=self.running_mean.dtype)
+            self.running_var = ones(c, dtype=self.running_var.dtype)
+        self.__class__ = self.cls_to_become
+        self.reset_parameters()
+
+    def forward(self, input):
+        if self.num_features == 0:
+            self.initialize_parameters(input)
+        return self.forward(input)  # the plain class's forward now
+
+
+def _lazy_norm(base, doc):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None, *, bias=True):
+        base.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    return type(f"Lazy{base.__name__}", (_LazyNormMixin, base),
+                {"__init__": __init__, "cls_to_become": base, "__doc__": doc,
+                 "__module__": __name__})
+
+
+LazyBatchNorm1d = _lazy_norm(BatchNorm1d, "A ``BatchNorm1d`` whose ``num_features`` comes from the first input.")
+LazyBatchNorm2d = _lazy_norm(BatchNorm2d, "A ``BatchNorm2d`` whose ``num_features`` comes from the first input.")
+LazyBatchNorm3d = _lazy_norm(BatchNorm3d, "A ``BatchNorm3d`` whose ``num_features`` comes from the first input.")
+LazyInstanceNorm1d = _lazy_norm(InstanceNorm1d, "An ``InstanceNorm1d`` with a lazy ``num_features``.")
+LazyInstanceNorm2d = _lazy_norm(InstanceNorm2d, "An ``InstanceNorm2d`` with a lazy ``num_features``.")
+LazyInstanceNorm3d = _lazy_norm(InstanceNorm3d, "An ``InstanceNorm3d`` with a lazy ``num_features``.")

@@ -25,6 +25,7 @@ Example:
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from collections import OrderedDict
 
@@ -89,6 +90,12 @@ def _forget(name: str, *tables) -> None:
             table.discard(name)
         else:
             table.pop(name, None)
+
+
+def _bump_version(module) -> None:
+    # ember.compile guards a module by this counter instead of by each attribute it read
+    d = module.__dict__
+    d["_ember_version"] = d.get("_ember_version", 0) + 1
 
 
 def _resolve(root, target: str, want, wrong: str):
@@ -157,6 +164,7 @@ class Module(HookRegistration, StateDictMixin):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         self._buffers[name] = tensor
+        _bump_version(self)
         (self._non_persistent_buffers_set.discard if persistent
          else self._non_persistent_buffers_set.add)(name)
 
@@ -177,6 +185,7 @@ class Module(HookRegistration, StateDictMixin):
                                  "function of another Tensor, compute the value in the forward() "
                                  "method.")
         self._parameters[name] = param
+        _bump_version(self)
 
     def add_module(self, name: str, module) -> None:
         """Add a child module under ``name`` (also reachable as an attribute)."""
@@ -191,6 +200,7 @@ class Module(HookRegistration, StateDictMixin):
         if not name:
             raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
+        _bump_version(self)
 
     def register_module(self, name: str, module) -> None:
         """Alias for ``add_module``."""
@@ -276,8 +286,10 @@ class Module(HookRegistration, StateDictMixin):
             self.register_buffer(name, value, keep)
         else:
             object.__setattr__(self, name, value)
+        _bump_version(self)
 
     def __delattr__(self, name: str) -> None:
+        _bump_version(self)
         for table in (self._parameters, self._buffers, self._modules):
             if name in table:
                 del table[name]
@@ -443,6 +455,13 @@ class Module(HookRegistration, StateDictMixin):
         for child in self.children():
             child.train(mode)
         return self
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module's ``forward`` in place with ``ember.compile(*args, **kwargs)``;
+        parameter names and ``state_dict`` keys stay unchanged (unlike an ``OptimizedModule``)."""
+        ember = sys.modules["ember"]  # the top-level namespace (no upward import from nn)
+        self.__dict__["forward"] = ember._dynamo.eval_frame.compile_module_forward(self, *args, **kwargs)
+        _bump_version(self)
 
     def eval(self):
         """Same as ``train(False)``."""

@@ -25,7 +25,7 @@ from ..._primitives import rnn_ops as R
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence
+from ._packed_sequence import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

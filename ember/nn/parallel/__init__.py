@@ -1,4 +1,4 @@
-"""``ember.nn.parallel``: importable; DistributedDataParallel needs ``ember.distributed`` (absent).
+"""``ember.nn.parallel``: DataParallel; DistributedDataParallel is not implemented yet.
 
 ``DataParallel`` behaves as torch's on a machine without GPUs: it calls the wrapped module.
 

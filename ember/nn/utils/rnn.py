@@ -16,8 +16,6 @@ Example:
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from ... import _dtype as D
@@ -25,67 +23,10 @@ from ..._creation import as_tensor, tensor
 from ..._tensor import Tensor
 from ..._tensor_methods.shape_copy import cat, stack
 
+from ..modules._packed_sequence import PackedSequence, invert_permutation
+
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
            "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]
-
-_PackedSequenceBase = namedtuple("PackedSequence",
-                                 ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
-
-
-class PackedSequence(_PackedSequenceBase):
-    """``(data, batch_sizes, sorted_indices, unsorted_indices)``; build it with the pack functions."""
-
-    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
-        if unsorted_indices is None:
-            unsorted_indices = invert_permutation(sorted_indices)
-        if batch_sizes is not None:
-            if batch_sizes.device.type != "cpu":
-                raise ValueError("batch_sizes should always be on CPU. Instances of PackedSequence "
-                                 "should never be created manually. They should be instantiated by "
-                                 "functions like pack_sequence and pack_padded_sequences in "
-                                 "nn.utils.rnn. https://pytorch.org/docs/stable/nn.html#torch.nn."
-                                 "utils.rnn.pack_sequence")
-            return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
-        # the (data, batch_sizes) tuple form
-        data, batch_sizes = data
-        return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
-
-    def _map_data(self, fn):
-        return type(self)(fn(self.data), self.batch_sizes, self.sorted_indices,
-                          self.unsorted_indices)
-
-    def to(self, *args, **kwargs):
-        data = self.data.to(*args, **kwargs)
-        if data is self.data:
-            return self
-        return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
-
-    def cpu(self, *args, **kwargs):
-        return self._map_data(lambda d: d.cpu(*args, **kwargs))
-
-    def double(self):
-        return self._map_data(lambda d: d.double())
-
-    def float(self):
-        return self._map_data(lambda d: d.float())
-
-    def half(self):
-        return self._map_data(lambda d: d.half())
-
-    @property
-    def is_cuda(self) -> bool:
-        return self.data.is_cuda
-
-    def is_pinned(self) -> bool:
-        return False
-
-
-def invert_permutation(permutation):
-    """The inverse of an index permutation (None stays None)."""
-    if permutation is None:
-        return None
-    return permutation.argsort()
-
 
 def _lengths_array(lengths) -> np.ndarray:
     if isinstance(lengths, Tensor):

@@ -20,6 +20,7 @@ import math
 import multiprocessing as mp
 import multiprocessing.connection
 import os
+import sys
 import time
 import warnings
 from collections import OrderedDict, deque
@@ -49,6 +50,11 @@ class _InfiniteConstantSampler(Sampler):
 
 
 def _default_context():
+    # fork after MPI_Init is unsafe (the child would share MPI's connections): an MPI rank (ember.distributed)
+    # starts its workers from a fork server, a fresh interpreter that never initialised MPI
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
+        return mp.get_context("forkserver")
     # fork is cheap and needs no re-import; the brief of this project (and torch on Linux) uses it
     if "fork" in mp.get_all_start_methods():
         return mp.get_context("fork")

@@ -5,7 +5,7 @@ of an ``ember.fx`` symbolic trace as a TensorBoard GraphDef.
 """
 from __future__ import annotations
 
-
+import os
 
 from ..._tensor import Tensor
 
@@ -57,6 +57,8 @@ class SummaryWriter:
                                max_queue=max_queue, flush_secs=flush_secs,
                                filename_suffix=filename_suffix)
         self.log_dir = self._writer.logdir
+        self._runs = {}  # add_scalars' per-tag writers, by run directory
+        self._max_queue, self._flush_secs, self._filename_suffix = max_queue, flush_secs, filename_suffix
 
     def get_logdir(self) -> str:
         return self.log_dir
@@ -66,8 +68,16 @@ class SummaryWriter:
         self._writer.add_scalar(tag, _scalar(scalar_value), _scalar(global_step), walltime)
 
     def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
-        self._writer.add_scalars(main_tag, {k: _scalar(v) for k, v in tag_scalar_dict.items()},
-                                 _scalar(global_step), walltime)
+        """Each ``tag`` goes to its own run ``<log_dir>/<main_tag with '/' -> '_'>_<tag>``, as a
+        scalar named ``main_tag`` (torch's layout; tensorboardX's own nests ``main_tag/tag``)."""
+        for tag, value in tag_scalar_dict.items():
+            run = os.path.join(self.log_dir, main_tag.replace("/", "_") + "_" + tag)
+            sub = self._runs.get(run)
+            if sub is None:
+                sub = self._runs[run] = _base()(logdir=run, max_queue=self._max_queue,
+                                                flush_secs=self._flush_secs,
+                                                filename_suffix=self._filename_suffix)
+            sub.add_scalar(main_tag, _scalar(value), _scalar(global_step), walltime)
 
     def add_tensor(self, tag, tensor, global_step=None, walltime=None):
         self.add_histogram(tag, tensor, global_step, walltime=walltime)
@@ -129,9 +139,14 @@ class SummaryWriter:
 
     def flush(self):
         self._writer.flush()
+        for sub in self._runs.values():
+            sub.flush()
 
     def close(self):
         self._writer.close()
+        for sub in self._runs.values():
+            sub.close()
+        self._runs.clear()
 
     def __enter__(self):
         return self

@@ -69,7 +69,8 @@ class OpInfo:
     dtypes: tuple = FLOAT                       # dtypes to check forward on
     grad: bool = True                           # compare gradients w.r.t. float tensor args with torch
     gradcheck: bool = True                      # finite-difference gradcheck in float64
-    gradgrad: bool = False                      # also second-order gradcheck
+    gradgrad: bool = False                      # second derivatives on the first two samples too (every
+                                                # float64-differentiable entry checks its smallest one)
     inplace: Callable | None = None             # fn_(lib, *args, **kwargs) writing into args[0]
     out: Callable | None = None                 # fn(lib, *args, out=..., **kwargs)
     view: bool = False                          # result shares memory with args[0]

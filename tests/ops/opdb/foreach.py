@@ -75,6 +75,19 @@ def _fe(name):
     return lambda lib, *a, **k: getattr(lib, f"_foreach_{name}")(*a, **k)
 
 
+def _fe_(name):
+    """The in-place ``_foreach_<name>_`` (returns None, as torch's): the entry returns the written list."""
+    def fn(lib, xs, *a, **k):
+        assert getattr(lib, f"_foreach_{name}_")(xs, *a, **k) is None
+        return xs
+    return fn
+
+
+def _inplace(name, samples, dtypes=FLOAT):
+    return OpInfo(f"_foreach_{name}_", _fe_(name), samples, dtypes=dtypes, grad=False,
+                  skip_checks=("noalias",), notes="writes into its first argument by design")
+
+
 OPS = [
     OpInfo("_foreach_add", _fe("add"), _alpha_samples, dtypes=FLOAT + INT, error_samples=_errors, **NO_GC),
     OpInfo("_foreach_sub", _fe("sub"), _alpha_samples, dtypes=FLOAT + INT, **NO_GC),
@@ -97,4 +110,17 @@ OPS = [
     OpInfo("_foreach_addcdiv", _fe("addcdiv"), _addc_samples, dtypes=FLOAT),
     OpInfo("_foreach_lerp", _fe("lerp"), _lerp_samples, dtypes=FLOAT),
     OpInfo("_foreach_norm", _fe("norm"), _norm_samples, dtypes=FLOAT, grad=False),
+    # in-place variants (the optimizers' path), forward values against torch's
+    _inplace("add", _alpha_samples, FLOAT + INT), _inplace("sub", _alpha_samples, FLOAT + INT),
+    _inplace("mul", _binary_samples, FLOAT + INT),
+    _inplace("div", lambda dt: [Sample((_lst(dt), [arr(s, dt, 1, 3) for s in SHAPES])), Sample((_lst(dt), 2.5))]),
+    _inplace("maximum", _binary_samples), _inplace("minimum", _binary_samples),
+    _inplace("pow", _pow_samples), _inplace("sqrt", _positive_samples), _inplace("exp", _unary_samples),
+    _inplace("neg", _unary_samples, FLOAT + INT), _inplace("abs", _unary_samples, FLOAT + INT),
+    _inplace("sign", _unary_samples), _inplace("reciprocal", _positive_samples),
+    _inplace("addcmul", _addc_samples), _inplace("addcdiv", _addc_samples), _inplace("lerp", _lerp_samples),
+    _inplace("zero", _unary_samples, FLOAT + INT),
+    OpInfo("_foreach_copy_", lambda lib, xs, ys: (lib._foreach_copy_(xs, ys), xs)[1],
+           lambda dt: [Sample((_lst(dt), _lst(dt)))], grad=False, skip_checks=("noalias",),
+           notes="writes into its first argument by design"),
 ]

@@ -315,6 +315,25 @@ def _cdist(dt):
             Sample((arr((2, 3, 2), dt), arr((2, 4, 2), dt)), dict(p=1.0), name="p1")]
 
 
+def _rnn(kind):
+    """A one-layer ``nn.GRU``/``nn.LSTM`` over (L, N, 3) with its weights as arguments (functional_call),
+    so inputs and weights get gradients compared with torch's."""
+    def fn(lib, x, w_ih, w_hh, b_ih, b_hh):
+        m = getattr(lib.nn, kind)(3, 4)
+        params = {"weight_ih_l0": w_ih, "weight_hh_l0": w_hh, "bias_ih_l0": b_ih, "bias_hh_l0": b_hh}
+        return lib.func.functional_call(m, params, (x,))[0]
+    fn.__name__ = kind
+    return fn
+
+
+def _rnn_samples(gates):
+    def samples(dt):
+        w = (arr((gates * 4, 3), dt, -0.5, 0.5), arr((gates * 4, 4), dt, -0.5, 0.5),
+             arr((gates * 4,), dt, -0.5, 0.5), arr((gates * 4,), dt, -0.5, 0.5))
+        return [Sample((arr((1, 1, 3), dt),) + w, name="one step"), Sample((arr((4, 2, 3), dt),) + w, name="4 steps")]
+    return samples
+
+
 OPS = [
     OpInfo("nn.conv1d", _fn("conv1d"), _conv1d, atol=1e-4, rtol=1e-5),
     OpInfo("nn.conv2d", _fn("conv2d"), _conv2d, atol=1e-4, rtol=1e-5, error_samples=_conv_errors),
@@ -386,4 +405,20 @@ OPS = [
         Sample((arr((3, 4), dt), arr((3, 4), dt))),
         Sample((arr((2, 3, 4), dt), arr((3, 4), dt)), dict(p=1.0, keepdim=True), name="p1-keepdim")]),
     OpInfo("nn.cdist", lambda lib, a, b, **kw: lib.cdist(a, b, **kw), _cdist, atol=1e-5, rtol=1e-5),
+    OpInfo("nn.hardtanh", _fn("hardtanh", min_val=-0.5, max_val=1.0), _act),
+    OpInfo("nn.relu6", _fn("relu6"), lambda dt: [Sample((arr((3, 4), dt, -2, 8),), name="tiny")]),
+    OpInfo("nn.max_pool3d", _fn("max_pool3d", return_indices=True),
+           lambda dt: [Sample((arr((1, 2, 4, 4, 4), dt), 2), name="tiny"),
+                       Sample((arr((1, 1, 5, 4, 5), dt), 3), dict(stride=2, padding=1), name="pad")]),
+    OpInfo("nn.avg_pool3d", _fn("avg_pool3d"),
+           lambda dt: [Sample((arr((1, 2, 4, 4, 4), dt), 2), name="tiny"),
+                       Sample((arr((1, 1, 5, 4, 5), dt), 3), dict(stride=2, padding=1), name="pad")]),
+    OpInfo("nn.adaptive_avg_pool3d", _fn("adaptive_avg_pool3d"),
+           lambda dt: [Sample((arr((1, 2, 4, 5, 3), dt), (2, 3, 2)), name="uneven")]),
+    OpInfo("nn.adaptive_max_pool3d", _fn("adaptive_max_pool3d", return_indices=True),
+           lambda dt: [Sample((arr((1, 2, 4, 5, 3), dt), (2, 3, 2)), name="uneven")]),
+    OpInfo("nn.GRU", _rnn("GRU"), _rnn_samples(3), atol=1e-5, rtol=1e-5, skip_checks=("meta",),
+           notes="a module call: the meta device does not carry nn.GRU's fused cell path"),
+    OpInfo("nn.LSTM", _rnn("LSTM"), _rnn_samples(4), atol=1e-5, rtol=1e-5, skip_checks=("meta",),
+           notes="a module call: the meta device does not carry nn.LSTM's fused cell path"),
 ]

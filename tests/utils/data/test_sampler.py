@@ -103,8 +103,10 @@ def test_distributed_sampler_shuffle_partitions_and_reseeds_per_epoch():
 
 
 def test_distributed_sampler_needs_replicas_and_rank_without_process_group():
-    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
-        DistributedSampler(range(4))
+    import ember.distributed  # noqa: F401 - available, as torch's: only the process group is missing
+    for sampler in (DistributedSampler, torch.utils.data.DistributedSampler):
+        with pytest.raises(ValueError, match="Default process group has not been initialized"):
+            sampler(range(4))
     with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
         DistributedSampler(range(4), num_replicas=3, rank=3)
 

@@ -1,46 +1,8 @@
 """DataLoader internals (layer L5): worker loop, collate, fetchers, shared memory transport."""
 from __future__ import annotations
 
-import sys
-import traceback
+from ._common import HAS_NUMPY, IS_WINDOWS, MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, KeyErrorMessage
 
 __all__ = ["ExceptionWrapper", "MP_STATUS_CHECK_INTERVAL", "IS_WINDOWS", "HAS_NUMPY"]
 
-IS_WINDOWS = sys.platform == "win32"
-HAS_NUMPY = True
-# how often a waiting worker checks that its parent still lives, and how long shutdown waits
-MP_STATUS_CHECK_INTERVAL = 1.0
-
-
-class KeyErrorMessage(str):
-    """str whose repr is itself, so a re-raised KeyError prints its traceback readably."""
-
-    def __repr__(self):
-        return self
-
-
-class ExceptionWrapper:
-    """An exception and its formatted traceback, to re-raise in another process or thread."""
-
-    def __init__(self, exc_info=None, where: str = "in background"):
-        if exc_info is None:
-            exc_info = sys.exc_info()
-        self.exc_type = exc_info[0]
-        self.exc_msg = "".join(traceback.format_exception(*exc_info))
-        self.where = where
-
-    def reraise(self):
-        """Raise the wrapped exception type with torch's "Caught X in ... Original Traceback" text."""
-        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
-        if self.exc_type is KeyError:
-            msg = KeyErrorMessage(msg)
-        elif getattr(self.exc_type, "message", None):
-            raise self.exc_type(message=msg)
-        try:
-            exception = self.exc_type(msg)
-        except Exception:
-            raise RuntimeError(msg) from None
-        raise exception
-
-
-from . import collate, fetch, shared_memory, signal_handling, worker  # noqa: E402,F401
+from . import collate, fetch, shared_memory, signal_handling, worker  # noqa: F401

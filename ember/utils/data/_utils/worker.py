@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....random import manual_seed
-from . import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, shared_memory, signal_handling
+from . import shared_memory, signal_handling
+from ._common import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper
 from .fetch import _DatasetKind
 
 __all__ = ["WorkerInfo", "get_worker_info"]

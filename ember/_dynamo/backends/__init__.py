@@ -1,0 +1,1 @@
+"""Compiler backends: ``backend(gm: GraphModule, example_inputs: list) -> callable``."""

@@ -1,0 +1,1 @@
+"""torch's ``functorch`` package path: ``functorch.compile`` holds the AOT autograd entry points."""
