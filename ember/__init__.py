@@ -76,6 +76,10 @@ from ._global_flags import (get_device, get_float32_matmul_precision, init_num_t
 __version__ = "0.1.0"
 
 
+from ._checks import (_assert, _check, _check_index, _check_is_size, _check_not_implemented,  # noqa: E402
+                      _check_type, _check_value, _check_with)
+
+
 def is_tensor(obj) -> "bool":
     return isinstance(obj, Tensor)
 
@@ -99,7 +103,8 @@ from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, Double
                       use_deterministic_algorithms)
 
 # subpackages and names imported on first use, keeping `import ember` fast
-_LAZY_MODULES = ("fx", "amp", "cpu", "distributions", "func", "jit", "hub", "distributed", "onnx")
+_LAZY_MODULES = ("fx", "amp", "cpu", "distributions", "func", "jit", "hub", "distributed", "onnx",
+                 "version", "torch_version")
 _LAZY_MODULES += ("ao", "quantization")
 _LAZY_AMP = ("autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
              "set_autocast_dtype", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
@@ -125,6 +130,8 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
+    if name == "install_as_torch":  # the opt-in import torch -> ember alias
+        return importlib.import_module("._torch_alias", __name__).install_as_torch
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
     for why, names in _UNSUPPORTED.items():

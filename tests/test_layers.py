@@ -22,9 +22,12 @@ ROOF = 99  # ember/__init__.py: the namespace, above everything
 LAYERS = [
     ("__init__.py", ROOF),
     ("examples/*", ROOF),  # runnable examples use the whole ember.* namespace
+    # the import torch -> ember alias serves the whole namespace
+    ("_torch_alias.py", ROOF), ("run.py", ROOF), ("_alias_path/*", ROOF),
     # L0 core values
     ("_dtype.py", 0), ("_device.py", 0), ("_shape.py", 0), ("_storage.py", 0), ("_errors.py", 0),
-    ("_threads.py", 0), ("_C.py", 0), ("utils/__init__.py", 0), ("utils/hooks.py", 0), ("utils/_pytree.py", 0),
+    ("_threads.py", 0), ("torch_version.py", 0), ("version.py", 0), ("utils/__init__.py", 0),
+    ("utils/hooks.py", 0), ("utils/_pytree.py", 0),
     # L1 operator definitions
     ("_primitives/*", 1), ("backends/*", 1),
     # L2 tensor + autograd
@@ -33,6 +36,7 @@ LAYERS = [
     ("_tensor_str.py", 2), ("_tensor_pickle.py", 2), ("_dlpack.py", 2), ("random.py", 2),
     ("utils/_python_dispatch.py", 2),
     # L3 the torch.* surface
+    ("_C.py", 3), ("types.py", 3), ("_checks.py", 3),  # torch._C's pieces (some are overrides' context managers), torch.types, torch._check*
     ("serialization.py", 3), ("_serialization/*", 3),
     ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3),
     ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_legacy.py", 3), ("func/*", 3),

@@ -155,6 +155,14 @@ class MiscMixin:
     def is_neg(self) -> bool:
         return False
 
+    def is_pinned(self, device=None) -> bool:
+        """Page-locked host memory exists only for an accelerator: always False on ember."""
+        return False
+
+    def pin_memory(self, device=None):
+        """Pinning needs an accelerator, which ember does not have (torch's error on a CPU build)."""
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
     def is_inference(self) -> bool:
         return False
 
