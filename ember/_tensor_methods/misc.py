@@ -134,6 +134,7 @@ class MiscMixin:
     def is_pinned(self, device=None) -> bool:
         """Page-locked memory needs an accelerator: always False here."""
         return False
+
     trace = trace
     inner = inner
 
@@ -153,10 +154,6 @@ class MiscMixin:
         return self.flip(0) if self.dim() else self
 
     def is_neg(self) -> bool:
-        return False
-
-    def is_pinned(self, device=None) -> bool:
-        """Page-locked host memory exists only for an accelerator: always False on ember."""
         return False
 
     def pin_memory(self, device=None):
