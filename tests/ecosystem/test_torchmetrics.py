@@ -9,11 +9,12 @@ import torchmetrics.functional as F
 from torchmetrics.classification import (BinaryAccuracy, BinaryAUROC, BinaryF1Score, MulticlassAccuracy,
     MulticlassConfusionMatrix, MulticlassF1Score, MulticlassPrecision, MulticlassRecall)
 from torchmetrics.regression import MeanAbsoluteError, MeanSquaredError, PearsonCorrCoef, R2Score
-g = torch.Generator().manual_seed(0)
-probs = torch.rand(40, 4, generator=g).softmax(-1)
-target = torch.randint(0, 4, (40,), generator=g)
-bp, bt = torch.rand(40, generator=g), torch.randint(0, 2, (40,), generator=g)
-yp, yt = torch.randn(40, generator=g), torch.randn(40, generator=g)
+# deterministic data (ember's random streams differ from torch's by design)
+i = torch.arange(160.)
+probs = (i * 0.37).sin().reshape(40, 4).softmax(-1)
+target = (torch.arange(40) * 7 + torch.arange(40) // 3) % 4
+bp, bt = ((i[:40] * 0.61).cos() + 1) / 2, (torch.arange(40) * 5 // 3) % 2
+yp, yt = (i[:40] * 0.23).sin() * 2, (i[:40] * 0.29).cos() * 2
 out = {}
 coll = tm.MetricCollection({"acc": MulticlassAccuracy(num_classes=4), "f1": MulticlassF1Score(num_classes=4),
                             "prec": MulticlassPrecision(num_classes=4, average="macro"),
