@@ -172,7 +172,7 @@ class Reducer:
         if self.next_bucket < len(self.buckets):
             return  # some parameter got no gradient: the next forward raises (as torch)
         globally_used = None
-        if self.unused:
+        if self.find_unused_parameters:  # every rank takes part, whether or not it has unused params
             globally_used = self._globally_used()
         with no_grad():
             for b in self.buckets:

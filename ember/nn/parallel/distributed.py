@@ -17,9 +17,11 @@ import warnings
 from contextlib import contextmanager
 
 from ..._tensor import Tensor
-from ...autograd.grad_mode import is_grad_enabled
+from ... import _dtype as D
+from ..._creation import tensor
+from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...distributed import _world
-from ...distributed._collectives import broadcast
+from ...distributed._collectives import all_reduce, broadcast
 from ...distributed._object_collectives import all_gather_object
 from ...distributed.distributed_c10d import get_global_rank
 from ..modules.module import Module
@@ -115,8 +117,10 @@ class DistributedDataParallel(Module):
             self._verify_param_shapes(params)
             self._broadcast(list(module.parameters()) + (list(module.buffers()) if init_sync_buffers else []))
         caps = [min(_DEFAULT_FIRST_BUCKET_BYTES, self.bucket_bytes_cap), self.bucket_bytes_cap]
-        self.reducer = Reducer(params, self.process_group, caps, gradient_as_bucket_view, find_unused_parameters)
+        self.reducer = Reducer(params, self.process_group, caps, gradient_as_bucket_view,
+                               find_unused_parameters or static_graph)
         self._comm_hook_registered = False
+        self._join_iterations = None  # an int inside join()
 
     # -- construction helpers ----------------------------------------------------------------
     def _verify_param_shapes(self, params) -> None:
@@ -132,14 +136,18 @@ class DistributedDataParallel(Module):
                     raise RuntimeError(f"[{r}]: params[{i}] in this process with sizes {list(shape)} appears "
                                        f"not to match sizes of the same param in process 0.")
 
-    def _broadcast(self, tensors) -> None:
-        works = [broadcast(t, src=self._authoritative, group=self.process_group, async_op=True) for t in tensors]
+    def _broadcast(self, tensors, src=None) -> None:
+        src = self._authoritative if src is None else src
+        works = [broadcast(t, src=src, group=self.process_group, async_op=True) for t in tensors]
         for w in works:
             w.wait()
 
     # -- forward -----------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
         reducer = self.reducer
+        if self._join_iterations is not None:  # inside join(): tell joined ranks one more iteration comes
+            self._join_flag(1)
+            self._join_iterations += 1
         if reducer.in_flight:
             raise RuntimeError(unfinished_reduction_message(self.process_group.rank(), reducer.missing()))
         if self.forward_sync_buffers and self.require_forward_param_sync:
@@ -176,8 +184,51 @@ class DistributedDataParallel(Module):
         self._comm_hook_registered = True
         self.reducer.comm_state, self.reducer.comm_hook = state, hook
 
+    @contextmanager
     def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
-        raise NotImplementedError("DistributedDataParallel.join (uneven inputs) is not implemented in ember yet")
+        """Train on uneven inputs: a rank whose data ran out shadows the others' collectives (zero
+        gradients, so they are averaged over the initial world size) until every rank is done; then the
+        parameters and buffers of the last rank to finish are broadcast to all."""
+        if not enable:
+            yield
+            return
+        if throw_on_early_termination or not divide_by_initial_world_size:
+            raise NotImplementedError("DistributedDataParallel.join: ember supports only "
+                                      "divide_by_initial_world_size=True, throw_on_early_termination=False")
+        if self.find_unused_parameters:
+            raise NotImplementedError("DistributedDataParallel.join with find_unused_parameters=True is not "
+                                      "supported by ember")
+        self._join_iterations = 0
+        try:
+            yield
+        except BaseException:
+            self._join_iterations = None
+            raise
+        iterations, self._join_iterations = self._join_iterations, None
+        while self._join_flag(0) > 0:  # others still train: mirror one iteration of theirs
+            self._shadow_iteration()
+        counts = [None] * self.process_group.size()
+        all_gather_object(counts, (iterations, self.process_group.rank()), group=self.process_group)
+        last = max(counts)[1]
+        self._broadcast(list(self.module.parameters()) + list(self.module.buffers()),
+                        src=get_global_rank(self.process_group, last))
+
+    def _join_flag(self, value: int) -> int:
+        flag = tensor([value], dtype=D.int32)
+        all_reduce(flag, group=self.process_group)
+        return int(flag.item())
+
+    def _shadow_iteration(self) -> None:
+        if self.forward_sync_buffers and self.require_forward_param_sync:
+            buffers = list(self.module.buffers())
+            if buffers:
+                self._broadcast(buffers)
+        for b in self.reducer.buckets:
+            with no_grad():
+                b.buffer.zero_()
+            self.reducer._launch(b)
+        for b in self.reducer.buckets:
+            b.future.wait()
 
     def _get_ddp_bucket_indices(self) -> list:
         """The parameter indices of each bucket, in launch order (ember's introspection helper)."""

@@ -159,6 +159,13 @@ def check_unused_parameters():
     assert m.unused.weight.grad is None and m.unused.bias.grad is None
     assert m.used.bias.grad.tolist() == [2.0, 2.0]  # (1 + 1) summed over rows, averaged over ranks... per rank 2
     assert m.used.weight.grad.tolist() == [[3.0] * 4] * 2  # rows: 2*(1) on rank 0, 2*(2) on rank 1 -> mean 3
+    class RankDependent(TwoHeads):  # the second head is used on rank 1 only: locally unused on rank 0
+        def forward(self, x):
+            return self.used(x) + (self.unused(x) if RANK == 1 else 0)
+
+    some = DDP(RankDependent(), find_unused_parameters=True)
+    some(x).sum().backward()
+    assert some.module.unused.bias.grad.tolist() == [1.0, 1.0]  # rank 1: 2 rows -> 2, averaged over 2 ranks
     ok("unused parameter error and find_unused_parameters=True")
 
 
@@ -208,6 +215,31 @@ def check_bucket_view_and_hooks(plain):
     ok("comm hooks: allreduce_hook, fp16_compress_hook, bf16_compress_hook")
 
 
+def check_join_uneven_inputs():
+    model = mlp()
+    ddp = DDP(model, bucket_cap_mb=0.0005)
+    ref = copy.deepcopy(model)
+    steps = [3, 5]  # rank 0 runs out of data first
+    opt, ref_opt = ember.optim.SGD(ddp.parameters(), lr=0.1), ember.optim.SGD(ref.parameters(), lr=0.1)
+    with ddp.join():
+        for k in range(steps[RANK]):
+            x, y = batch(seed=20 + k)
+            opt.zero_grad()
+            nn.functional.mse_loss(ddp(shard(x)), shard(y)).backward()
+            opt.step()
+    for k in range(max(steps)):  # reference: every active rank's loss, averaged over the initial world
+        x, y = batch(seed=20 + k)
+        ref_opt.zero_grad()
+        half = x.shape[0] // WORLD
+        loss = sum(nn.functional.mse_loss(ref(x[r * half:(r + 1) * half]), y[r * half:(r + 1) * half])
+                   for r in range(WORLD) if k < steps[r]) / WORLD
+        loss.backward()
+        ref_opt.step()
+    d = max_diff(model, ref)
+    assert d < 1e-6, f"join: differs from the reference by {d}"
+    ok("join() with uneven inputs")
+
+
 def check_checkpoint(ddp, tmp):
     path = os.path.join(tmp, "ckpt.pt")
     if RANK == 0:
@@ -248,6 +280,7 @@ def main():
     check_no_sync()
     check_unused_parameters()
     check_bucket_view_and_hooks(ddp)
+    check_join_uneven_inputs()
     check_checkpoint(ddp, sys.argv[1])
     check_sampler()
     if len(sys.argv) < 3 or sys.argv[2] != "ddp-only":
