@@ -159,6 +159,14 @@ def check_unused_parameters():
     assert m.unused.weight.grad is None and m.unused.bias.grad is None
     assert m.used.bias.grad.tolist() == [2.0, 2.0]  # (1 + 1) summed over rows, averaged over ranks... per rank 2
     assert m.used.weight.grad.tolist() == [[3.0] * 4] * 2  # rows: 2*(1) on rank 0, 2*(2) on rank 1 -> mean 3
+    static = DDP(TwoHeads(), static_graph=True)
+    for _ in range(2):
+        static(x).sum().backward()
+    assert static.module.unused.weight.grad is None and static.module.used.bias.grad is not None
+    with ember.no_grad():
+        static(x)  # a forward without grad does not arm the reducer: no error at the next one
+    static(x)
+
     class RankDependent(TwoHeads):  # the second head is used on rank 1 only: locally unused on rank 0
         def forward(self, x):
             return self.used(x) + (self.unused(x) if RANK == 1 else 0)
@@ -240,6 +248,17 @@ def check_join_uneven_inputs():
     ok("join() with uneven inputs")
 
 
+def check_compiled_module_inside_ddp():
+    model = mlp()
+    ddp, ref = DDP(ember.compile(model)), copy.deepcopy(model)
+    x, y = batch(seed=30)
+    nn.functional.mse_loss(ddp(shard(x)), shard(y)).backward()
+    nn.functional.mse_loss(ref(x), y).backward()
+    for p, q in zip(model.parameters(), ref.parameters()):
+        assert float((p.grad - q.grad).abs().max()) < 1e-6
+    ok("compiled module inside DDP")
+
+
 def check_checkpoint(ddp, tmp):
     path = os.path.join(tmp, "ckpt.pt")
     if RANK == 0:
@@ -281,6 +300,7 @@ def main():
     check_unused_parameters()
     check_bucket_view_and_hooks(ddp)
     check_join_uneven_inputs()
+    check_compiled_module_inside_ddp()
     check_checkpoint(ddp, sys.argv[1])
     check_sampler()
     if len(sys.argv) < 3 or sys.argv[2] != "ddp-only":

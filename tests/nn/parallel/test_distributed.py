@@ -14,7 +14,7 @@ from tests.distributed._launch import BIN, run
 HERE_SCRIPT = __import__("pathlib").Path(__file__).resolve().parent / "_main_ddp.py"
 
 CHECKS = ["training torch.float32", "training torch.float64", "buffers broadcast", "no_sync", "unused parameter",
-          "gradient_as_bucket_view", "comm hooks", "join() with uneven inputs", "checkpoint", "DistributedSampler", "SyncBatchNorm", "all"]
+          "gradient_as_bucket_view", "comm hooks", "join() with uneven inputs", "compiled module inside DDP", "checkpoint", "DistributedSampler", "SyncBatchNorm", "all"]
 
 
 def test_ddp_and_sync_batchnorm_in_one_2_rank_world(tmp_path):
