@@ -189,7 +189,9 @@ class Reducer:
                     if self.gradient_as_bucket_view:
                         if p.grad is not view:
                             p.grad = view
-                    elif p.grad is None:
+                    elif p.grad is None or not p.grad._data.flags.c_contiguous:
+                        # a transposed grad (Linear's weight grad arrives so) would cost a strided copy here
+                        # and in the optimizer: give it the parameter's (contiguous) layout, as torch's are
                         p.grad = view.clone()
                     else:
                         _copy(p.grad, view)
