@@ -39,3 +39,14 @@ def test_bucket_assignment_reverse_order_small_first_bucket():
     # float32: 50 (200 B), 300 (1200 B) close the first bucket at >= 1000 B; float64 alone
     assert assign_buckets(params, [1000, 4000]) == [[3, 2], [1], [0]]
     assert assign_buckets(params, [10 ** 9]) == [[3, 2, 0], [1]]
+
+
+def test_gradient_copy_handles_transposed_gradients():
+    from ember.nn.parallel._reducer import _copy
+    src = ember.randn(300, 260).t()  # a transposed (column-major) 260x300 gradient, tiled copy path
+    dst = ember.zeros(260 * 300)[0:260 * 300].view(260, 300)
+    _copy(dst, src)
+    assert ember.equal(dst, src)
+    small = ember.randn(3, 4)
+    _copy(dst[:3, :4], small)
+    assert ember.equal(dst[:3, :4], small)
