@@ -384,6 +384,18 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 
 def _linspace_array(start, end, steps, dt):
+    if dt.np in (np.float32, np.float64) and steps > 1 and not isinstance(start + end, complex):
+        ty = dt.np.type
+        # torch's CPU kernel: step in the output type, the first half counted up from start and the
+        # second half down from end, each value one fused multiply-add. The products are exact in
+        # float64 for float32 (and near-exact in long double for float64), so rounding once matches.
+        wide = np.float64 if ty is np.float32 else np.longdouble
+        lo, hi = ty(start), ty(end)
+        step = (hi - lo) / ty(steps - 1)
+        i = np.arange(steps)
+        up = wide(lo) + wide(step) * i.astype(wide)
+        down = wide(hi) - wide(step) * (steps - 1 - i).astype(wide)
+        return np.where(i < steps // 2, up, down).astype(ty)
     arr = np.linspace(float(start), float(end), int(steps), dtype=np.float64)
     if dt.category < 2:
         arr = np.trunc(arr)

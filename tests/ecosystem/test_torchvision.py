@@ -35,11 +35,13 @@ for n in ("resnet18", "mobilenet_v2", "efficientnet_b0"):
     m.eval()
     with torch.no_grad():
         y = m(x)
-    m.train()
+    # train mode in float64: batch-norm over 2 samples of 2x2 maps makes float32 gradients of the
+    # first layers ill-conditioned (a few % apart between any two correct float32 implementations)
+    m.double().train()
     for sub in m.modules():  # batch-norm statistics in train mode, but no random masks (streams differ)
         if type(sub).__name__ in ("Dropout", "StochasticDepth"):
             sub.eval()
-    loss = m(x).logsumexp(1).mean()
+    loss = m(x.double()).logsumexp(1).mean()
     loss.backward()
     g = m.get_parameter(next(k for k, _ in m.named_parameters()))
     out[n] = [y[:, :8].tolist(), loss.item(), g.grad.abs().sum().item()]
@@ -110,13 +112,9 @@ def test_models_match_torch(tmp_path):
         "print(json.dumps(out))", "print(json.dumps([first, out]))")
     theirs, ours = run_both(script, tmp_path)
     assert ours[0] == theirs[0]  # parameter/buffer counts and names of the classification models
-    for name in theirs[1]:  # same weights: eval outputs and train-mode loss
-        assert_same(ours[1][name][:2], theirs[1][name][:2], rtol=1e-4, atol=1e-4)
-    # train-mode gradients: resnet18's equal torch's. KNOWN DIFFERENCE, not hidden: for mobilenet_v2
-    # and efficientnet_b0 (depthwise convs, batch-norm over 2x2 maps) 138 of 158 parameter gradients
-    # differ from torch's by 1e-5..3e-4 relative even in float64 while the loss agrees to 1e-8; the
-    # cause is not yet found (README, issue notes), so only their loss is compared here.
-    assert_same(ours[1]["resnet18"][2], theirs[1]["resnet18"][2], rtol=1e-4, atol=1e-4)
+    for name in theirs[1]:  # same weights: eval outputs (float32), train loss and gradient (float64)
+        assert_same(ours[1][name][0], theirs[1][name][0], rtol=1e-4, atol=1e-4)
+        assert_same(ours[1][name][1:], theirs[1][name][1:], rtol=1e-9, atol=1e-12)
 
 
 def test_transforms_utils_and_datasets_match_torch(tmp_path):
