@@ -27,6 +27,7 @@ from .. import _logging  # noqa: F401 (applies EMBER_LOGS)
 from ..nn import Module
 from . import config
 from .backends.registry import lookup_backend
+from .break_frame import convert_with_break
 from .convert_frame import compiling, convert_frame
 from .exc import Unsupported
 from .trace_rules import allow_in_graph, graph_break  # noqa: F401 (re-exported)
@@ -153,9 +154,12 @@ class CompiledFunction:
             _notify("break", (fn, e.msg, where))
             if self._fullgraph:
                 raise
-            _log_breaks.info("Graph break: %s (at %s); %s runs eagerly", e.msg, where, fn.__name__)
-            cc.eager, cc.break_reason = True, e.msg
-            return fn(*args, **kwargs)
+            entry = self._resume_entry(L, e)
+            if entry is None:
+                _log_breaks.info("Graph break: %s (at %s); %s runs eagerly", e.msg, where, fn.__name__)
+                cc.eager, cc.break_reason = True, e.msg
+                return fn(*args, **kwargs)
+            _log_breaks.info("Graph break: %s (at %s); %s resumes after it", e.msg, where, fn.__name__)
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ == "BackendCompilerFailed":
                 raise
@@ -168,12 +172,30 @@ class CompiledFunction:
             _log_breaks.info("Graph break: %s; %s runs eagerly", msg, fn.__name__)
             cc.eager, cc.break_reason = True, msg
             return out
+        self._install(cc, entry)
+        return entry.run(L, G, C)
+
+    def _resume_entry(self, L, err):
+        """A cache entry that compiles the frame up to the break and resumes after it, or None."""
+        if not config.resume_on_graph_break:
+            return None
+        try:
+            return convert_with_break(self._fn, L, self._backend, err, wrap=_wrap_resume)
+        except Unsupported as e2:
+            _log_breaks.info("cannot resume after the break in %s: %s", self._fn.__name__, e2.msg)
+            return None
+
+    def _install(self, cc, entry):
+        fn = self._fn
         cc.entries.insert(0, entry)
         _state["total"] += 1
         _notify("graph", (fn, entry))
         _log_guards.info("GUARDS for %s:\n%s", fn.__name__, "\n".join(entry.guards.lines))
         _log_code.info("graph for %s:\n%s", fn.__name__, entry.gm.code)
-        return entry.run(L, G, C)
+
+
+def _wrap_resume(fn, backend):
+    return CompiledFunction(fn, backend)
 
 
 def _call_module(self, *args, **kwargs):
