@@ -211,10 +211,16 @@ def _finisher(fn, orig, plen, stop, brk, in_loop, layout, bound, kw_names, backe
         name = brk.argval
         after = layout[:-1] + ((True, False) if op == "LOAD_METHOD" else (False,))
         f_next = resume(base + 1, after, False)
+        f_method = resume(base + 1, layout[:-1] + (False, False), False) if op == "LOAD_METHOD" else None
 
         def finish_attr(stack, lc):
             obj = stack.pop()
             if op == "LOAD_METHOD":
+                # as CPython: a plain function found on the type is pushed unbound, then self
+                meth = getattr(type(obj), name, None)
+                if isinstance(meth, types.FunctionType) and name not in getattr(obj, "__dict__", ()):
+                    stack += [meth, obj]
+                    return call_resume(f_method, stack, lc)
                 stack.append(_NULL)
             stack.append(getattr(obj, name))
             return call_resume(f_next, stack, lc)
