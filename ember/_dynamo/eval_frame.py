@@ -28,7 +28,8 @@ from ..nn import Module
 from . import config
 from .backends.registry import lookup_backend
 from .break_frame import convert_with_break
-from .convert_frame import compiling, convert_frame
+from .convert_frame import compiling, convert_frame, trace_to_graph
+from . import dynamic_shapes as _dyn
 from .exc import Unsupported
 from .trace_rules import allow_in_graph, graph_break  # noqa: F401 (re-exported)
 
@@ -42,10 +43,12 @@ _VALID_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraph
 
 
 class _CodeCache:
-    __slots__ = ("code", "entries", "eager", "limit_hit", "break_reason")
+    __slots__ = ("code", "entries", "eager", "limit_hit", "break_reason", "dynamic", "static_only")
 
     def __init__(self, code):
         self.code, self.entries, self.eager, self.limit_hit, self.break_reason = code, [], False, False, None
+        self.dynamic = {}          # source -> dims made dynamic (marked, or after a size change)
+        self.static_only = False   # a size-generic graph was impossible: no more dynamic tries
 
 
 _CACHE: dict = {}        # id(code) -> _CodeCache (the cache holds the code object alive)
@@ -71,7 +74,8 @@ def _where(code) -> str:
 class CompiledFunction:
     """``fn`` compiled on first call per guard set; behaves like ``fn`` (also as a method)."""
 
-    def __init__(self, fn, backend, *, fullgraph=False, recompile_limit=None, own_code=False):
+    def __init__(self, fn, backend, *, fullgraph=False, recompile_limit=None, own_code=False,
+                 dynamic=None):
         if own_code:  # a code object of its own, so its cache is not shared with other wrappers
             fn = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__,
                                     fn.__defaults__, fn.__closure__)
@@ -81,6 +85,7 @@ class CompiledFunction:
         self._backend = backend
         self._fullgraph = fullgraph
         self._recompile_limit = recompile_limit
+        self._dynamic = dynamic
         code = self._code
         self._fast_names = code.co_varnames[:code.co_argcount] \
             if not (code.co_flags & 0x0C) and not code.co_kwonlyargcount else None
@@ -148,7 +153,7 @@ class CompiledFunction:
                               "Calls that miss the cache now run eagerly.", stacklevel=3)
             return fn(*args, **kwargs)
         try:
-            entry = convert_frame(fn, L, self._backend, fullgraph=self._fullgraph)
+            entry = self._convert(cc, L, reason)
         except Unsupported as e:
             where = getattr(e, "msg_where", _where(self._code))
             _notify("break", (fn, e.msg, where))
@@ -174,6 +179,36 @@ class CompiledFunction:
             return out
         self._install(cc, entry)
         return entry.run(L, G, C)
+
+    def _convert(self, cc, L, reason):
+        """Capture this frame; dims marked dynamic, or whose size alone caused the recompile,
+        are left unguarded when the graph is size-generic (``dynamic_shapes``)."""
+        fn, backend = self._fn, self._backend
+        dyn = {}
+        if self._dynamic is not False and not cc.static_only:
+            dyn = {k: set(v) for k, v in cc.dynamic.items()}
+            for src, dims in _dyn.requested(L, self._dynamic is True).items():
+                dyn.setdefault(src, set()).update(dims)
+            if cc.entries and reason is not None:
+                entry0 = cc.entries[0]
+                changed = _dyn.size_only_change(getattr(entry0, "input_meta", {}),
+                                                entry0.guards.failures(L, fn.__globals__,
+                                                                       fn.__closure__ or ()), L)
+                for src, dims in (changed or {}).items():
+                    dyn.setdefault(src, set()).update(dims)
+                    _log_recompiles.info("automatic dynamic: %s dims %s of %s", fn.__name__,
+                                         sorted(dims), src)
+            dyn = {s: d for s, d in dyn.items() if _dyn.is_argument(L, s)}
+        if dyn:
+            try:
+                entry = convert_frame(fn, L, backend, fullgraph=self._fullgraph, dynamic=dyn,
+                                      check=_dyn.generic_check(fn, L, dyn, trace_to_graph))
+                cc.dynamic = dyn
+                return entry
+            except _dyn.NotSizeGeneric as e:
+                _log_recompiles.info("%s; sizes stay static", e)
+                cc.static_only = True
+        return convert_frame(fn, L, backend, fullgraph=self._fullgraph)
 
     def _resume_entry(self, L, err):
         """A cache entry that compiles the frame up to the break and resumes after it, or None."""
@@ -249,19 +284,20 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
         return model
     if isinstance(model, Module):
         compiled = CompiledFunction(_call_module, backend_fn, fullgraph=fullgraph,
-                                    recompile_limit=recompile_limit, own_code=True)
+                                    recompile_limit=recompile_limit, own_code=True, dynamic=dynamic)
         return OptimizedModule(model, compiled)
     if not callable(model):
         raise RuntimeError("compile() expects a callable or an nn.Module")
     if isinstance(model, types.MethodType):
         inner = CompiledFunction(model.__func__, backend_fn, fullgraph=fullgraph,
-                                 recompile_limit=recompile_limit)
+                                 recompile_limit=recompile_limit, dynamic=dynamic)
         return types.MethodType(inner, model.__self__)
     if not isinstance(model, types.FunctionType):
         model_call = model.__call__
         return compile(model_call, fullgraph=fullgraph, backend=backend,
                        recompile_limit=recompile_limit)
-    return CompiledFunction(model, backend_fn, fullgraph=fullgraph, recompile_limit=recompile_limit)
+    return CompiledFunction(model, backend_fn, fullgraph=fullgraph, recompile_limit=recompile_limit,
+                            dynamic=dynamic)
 
 
 def compile_module_forward(module, *args, **kwargs):
