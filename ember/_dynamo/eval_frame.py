@@ -38,6 +38,7 @@ _log_breaks = logging.getLogger("ember._dynamo.graph_breaks")
 _log_recompiles = logging.getLogger("ember._dynamo.recompiles")
 _log_guards = logging.getLogger("ember._dynamo.guards")
 _log_code = logging.getLogger("ember._dynamo.graph_code")
+_log_dynamic = logging.getLogger("ember._dynamo.dynamic")
 
 _VALID_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
@@ -196,7 +197,7 @@ class CompiledFunction:
                                                                        fn.__closure__ or ()), L)
                 for src, dims in (changed or {}).items():
                     dyn.setdefault(src, set()).update(dims)
-                    _log_recompiles.info("automatic dynamic: %s dims %s of %s", fn.__name__,
+                    _log_dynamic.info("automatic dynamic: %s dims %s of %s", fn.__name__,
                                          sorted(dims), src)
             dyn = {s: d for s, d in dyn.items() if _dyn.is_argument(L, s)}
         if dyn:
@@ -206,7 +207,7 @@ class CompiledFunction:
                 cc.dynamic = dyn
                 return entry
             except _dyn.NotSizeGeneric as e:
-                _log_recompiles.info("%s; sizes stay static", e)
+                _log_dynamic.info("%s; sizes stay static", e)
                 cc.static_only = True
         return convert_frame(fn, L, backend, fullgraph=self._fullgraph)
 
