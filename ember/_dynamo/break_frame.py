@@ -254,6 +254,11 @@ def _call_compiled(callee, backend, wrap):
         if w is None:
             w = per[id(backend)] = wrap(callee, backend)
         return w
+    if isinstance(callee, types.MethodType) and isinstance(callee.__func__, types.FunctionType):
+        inner = _call_compiled(callee.__func__, backend, wrap)
+        if inner is not callee.__func__:
+            return types.MethodType(inner, callee.__self__)
+        return callee
     if isinstance(callee, Module) and not (callee._forward_hooks or callee._forward_pre_hooks):
         fwd = type(callee).forward
         if isinstance(fwd, types.FunctionType) and not (fwd.__module__ or "").startswith("ember."):

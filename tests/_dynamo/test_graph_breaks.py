@@ -238,3 +238,27 @@ def test_resume_disabled_by_config(monkeypatch):
         return y * 2
     cf, cnt, out = _run(f, ember.ones(2))
     assert cnt.frame_count == 0 and _close(out, f(ember.ones(2)))
+
+
+class Helper:
+    def __init__(self):
+        self.k = 3.0
+
+    def scale(self, x):
+        y = x * self.k
+        ember._dynamo.graph_break()
+        return y + 1
+
+
+def test_bound_method_called_at_a_break_is_compiled_on_its_own():
+    h = Helper()
+    fn = h.scale
+
+    def f(x):
+        print("before")
+        return fn(x.sin()) * 2
+    x = ember.randn(3)
+    cf, cnt, out = _run(f, x)
+    assert _close(out, f(x))
+    # f's part after print (sin), scale before and after its break; f's rest (* 2)
+    assert cnt.frame_count == 4
