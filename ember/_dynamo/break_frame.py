@@ -39,7 +39,7 @@ from .convert_frame import (CacheEntry, _Rebuild, _global_state, _prune_getitems
                             compiling)
 from .exc import BackendCompilerFailed, Unsupported
 from .output_graph import OutputGraph
-from .resume import check_resumable, origin, resume_code
+from .resume import check_resumable, live_locals, origin, resume_code
 from .symbolic_convert import instructions_of, trace_function
 from .variables import NULL, MethodVT, TensorMethodVT
 
@@ -116,8 +116,16 @@ def convert_with_break(fn, f_locals: dict, backend, err: Unsupported, *, wrap) -
     stack_exprs = ["___NULL" if v is NULL else rb.expr(v) for v in tx.stack]
     layout = tuple(v is NULL for v in tx.stack)
     names = orig.co_varnames
-    local_exprs = [rb.expr(tx.locals[n]) if n in tx.locals else "None" for n in names]
-    bound = tuple(n in tx.locals for n in names)
+    base = stop - plen
+    if loop is not None:
+        targets = [base]
+    elif brk.opname in _JUMPS:
+        targets = [base + 1, brk.target - plen]
+    else:
+        targets = [base + 1]
+    live = frozenset().union(*(live_locals(orig, t) for t in targets))
+    bound = tuple(n in tx.locals and n in live for n in names)   # dead locals are not passed
+    local_exprs = [rb.expr(tx.locals[n]) if b else "None" for n, b in zip(names, bound)]
     se_lines = rb.side_effects()
     graph = og.graph
     graph.output(tuple(rb.outputs))

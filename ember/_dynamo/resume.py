@@ -34,7 +34,7 @@ import dis
 
 from .bytecode import normalize
 from .bytecode.assembler import Instr, assemble, disassemble
-from .bytecode.py311 import GENERATOR_FLAGS
+from .bytecode.py311 import GENERATOR_FLAGS, decode_exception_table
 from .exc import Unsupported
 
 _ORIGIN: dict = {}     # resume code -> (original code, prologue length in normalised instructions)
@@ -46,6 +46,49 @@ _FREE_OPS = {dis.opname[o] for o in dis.hasfree}
 def origin(code):
     """(original code, prologue length) of a resume code; ``(code, 0)`` for any other code."""
     return _ORIGIN.get(code, (code, 0))
+
+
+_LIVE: dict = {}       # code -> [live-in set per normalised instruction]
+_STOPS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"}
+
+
+def live_locals(code, index: int) -> frozenset:
+    """Locals of ``code`` that may be read before written from instruction ``index`` on
+    (backward liveness over the normalised instructions; exception handlers are successors of
+    the instructions they cover)."""
+    live = _LIVE.get(code)
+    if live is None:
+        live = _LIVE[code] = _liveness(code)
+    return live[index] if index < len(live) else frozenset()
+
+
+def _liveness(code) -> list:
+    ins = normalize(code)
+    n = len(ins)
+    handlers = [(s * 2, e * 2, t * 2) for s, e, t, *_ in decode_exception_table(code.co_exceptiontable)]
+    by_offset = {i.offset: k for k, i in enumerate(ins)}
+    succ = []
+    for k, i in enumerate(ins):
+        nxt = [] if i.opname in _STOPS or k + 1 >= n else [k + 1]
+        if i.target is not None:
+            nxt.append(i.target)
+        for s, e, t in handlers:
+            if s <= i.offset < e and t in by_offset:
+                nxt.append(by_offset[t])
+        succ.append(nxt)
+    use = [frozenset([i.argval]) if i.opname == "LOAD_FAST" else frozenset() for i in ins]
+    kill = [frozenset([i.argval]) if i.opname in ("STORE_FAST", "DELETE_FAST") else frozenset()
+            for i in ins]
+    live = [frozenset()] * n
+    changed = True
+    while changed:
+        changed = False
+        for k in range(n - 1, -1, -1):
+            out = frozenset().union(*(live[j] for j in succ[k])) if succ[k] else frozenset()
+            new = use[k] | (out - kill[k])
+            if new != live[k]:
+                live[k], changed = new, True
+    return live
 
 
 def check_resumable(code) -> None:

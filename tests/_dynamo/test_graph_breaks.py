@@ -262,3 +262,21 @@ def test_bound_method_called_at_a_break_is_compiled_on_its_own():
     assert _close(out, f(x))
     # f's part after print (sin), scale before and after its break; f's rest (* 2)
     assert cnt.frame_count == 4
+
+
+def test_dead_locals_are_not_passed_to_the_resume_function():
+    from ember._dynamo import eval_frame
+
+    def f_dead(x, junk):
+        y = x * 2
+        tmp = junk.sum() + 1
+        print("p", float(tmp))
+        return y + 1
+    x = ember.ones(3)
+    cf, cnt, out = _run(f_dead, x, ember.ones(4))
+    assert _close(out, f_dead(x, ember.ones(4)))
+    resume = [cc for cc in eval_frame._CACHE.values() if cc.code.co_name.startswith("resume_in_f_dead")]
+    assert len(resume) == 1 and len(resume[0].entries) == 1
+    guards = "\n".join(resume[0].entries[0].guards.lines)
+    assert "L['x']" in guards and "L['y']" in guards
+    assert "L['junk']" not in guards and "L['tmp']" not in guards
