@@ -276,7 +276,10 @@ def test_dead_locals_are_not_passed_to_the_resume_function():
     cf, cnt, out = _run(f_dead, x, ember.ones(4))
     assert _close(out, f_dead(x, ember.ones(4)))
     resume = [cc for cc in eval_frame._CACHE.values() if cc.code.co_name.startswith("resume_in_f_dead")]
-    assert len(resume) == 1 and len(resume[0].entries) == 1
-    guards = "\n".join(resume[0].entries[0].guards.lines)
-    assert "L['x']" in guards and "L['y']" in guards
-    assert "L['junk']" not in guards and "L['tmp']" not in guards
+    assert len(resume) == 2   # after float(tmp), after print(...)
+    for cc in resume:
+        assert len(cc.entries) == 1
+        guards = "\n".join(cc.entries[0].guards.lines)
+        assert "L['y']" in guards
+        assert "L['junk'] is None" in guards   # passed as None: no tensor guard, no recompiles
+        assert "___t := L['junk']" not in guards and "___t := L['tmp']" not in guards
