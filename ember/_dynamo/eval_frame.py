@@ -143,6 +143,11 @@ class CompiledFunction:
             reason = bad[0] if bad else "backend changed"
             _log_recompiles.info("Recompiling function %s in %s\n    triggered by the following "
                                  "guard failure(s):\n    - %s", fn.__name__, _where(self._code), reason)
+            if reason.startswith("L['___stack") and " is ___c" in reason:
+                # a resume function given a fresh object each call (a dict view, an iterator):
+                # recompiling would not converge, so it runs eagerly from now on
+                cc.eager, cc.break_reason = True, f"resume argument changes identity: {reason}"
+                return fn(*args, **kwargs)
         limit = self._recompile_limit or config.recompile_limit
         if cc.limit_hit or len(cc.entries) >= limit or \
                 _state["total"] >= config.accumulated_recompile_limit:
