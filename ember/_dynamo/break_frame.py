@@ -37,6 +37,7 @@ from ..nn import Module
 from .bytecode.py311 import decode_exception_table
 from .convert_frame import (CacheEntry, _Rebuild, _global_state, _prune_getitems, _restore_state,
                             compiling)
+from .dynamic_shapes import generic_check, input_meta
 from .exc import BackendCompilerFailed, Unsupported
 from .output_graph import OutputGraph
 from .resume import check_resumable, live_locals, origin, resume_code
@@ -79,7 +80,8 @@ def _in_try(code, offset: int) -> bool:
     return any(start <= unit < end for start, end, *_ in decode_exception_table(code.co_exceptiontable))
 
 
-def convert_with_break(fn, f_locals: dict, backend, err: Unsupported, *, wrap) -> CacheEntry:
+def convert_with_break(fn, f_locals: dict, backend, err: Unsupported, *, wrap,
+                       dynamic=None) -> CacheEntry:
     """Cache entry for ``fn``'s frame, broken where ``err`` was raised; ``wrap(fn, backend)``
     makes a compiled wrapper (the resume functions, compile-on-call)."""
     code = fn.__code__
@@ -99,39 +101,17 @@ def convert_with_break(fn, f_locals: dict, backend, err: Unsupported, *, wrap) -
     if _in_try(code, brk.offset):
         raise Unsupported("graph break inside a try/with block")
 
-    og = OutputGraph(fn.__globals__, fn.__closure__)
-    og.guards.state()
-    state, rng = _global_state(), _random.get_rng_state()
-    compiling[0] += 1
-    try:
-        _, tx = trace_function(fn, f_locals, output=og, stop_at=stop)
-    finally:
-        compiling[0] -= 1
-        _restore_state(state)
-        _random.set_rng_state(rng)
-    if tx.ctx_stack:
-        raise Unsupported("graph break inside a captured `with` block")
+    def trace(L, dyn):
+        return _trace_prefix(fn, L, dyn, stop, orig, plen, loop, brk)
+    og, gm, tx, layout, bound, stack_exprs, local_exprs, se_lines = trace(f_locals, dynamic)
+    if dynamic:
+        def as_graph(f, L2, dyn):
+            r = trace(L2, dyn)
+            return r[0], r[1], (r[4], r[5], r[6]), r[7]
+        check = generic_check(fn, f_locals, dynamic, as_graph)
+        check(og, gm, (bound, stack_exprs, local_exprs), se_lines)
     kw_names = tx.kw_names
-    rb = _StateRebuild(og)
-    stack_exprs = ["___NULL" if v is NULL else rb.expr(v) for v in tx.stack]
-    layout = tuple(v is NULL for v in tx.stack)
-    names = orig.co_varnames
-    base = stop - plen
-    if loop is not None:
-        targets = [base]
-    elif brk.opname in _JUMPS:
-        targets = [base + 1, brk.target - plen]
-    else:
-        targets = [base + 1]
-    live = frozenset().union(*(live_locals(orig, t) for t in targets))
-    bound = tuple(n in tx.locals and n in live for n in names)   # dead locals are not passed
-    local_exprs = [rb.expr(tx.locals[n]) if b else "None" for n, b in zip(names, bound)]
-    se_lines = rb.side_effects()
-    graph = og.graph
-    graph.output(tuple(rb.outputs))
-    _prune_getitems(graph)
-    from ..fx import GraphModule
-    gm = GraphModule(Module(), graph)
+    graph = gm.graph
     op_count = sum(1 for n in graph.nodes if n.op in ("call_function", "call_method", "call_module"))
     if op_count:
         try:
@@ -153,7 +133,45 @@ def convert_with_break(fn, f_locals: dict, backend, err: Unsupported, *, wrap) -
     exec(compile(run_src, f"<ember compiled {code.co_name} (graph break)>", "exec"), ns)
     entry = CacheEntry(og.guards.compile(), ns["___run"], og.guards, gm, backend, run_src, op_count)
     entry.capture_seconds = 0.0
+    entry.input_meta = input_meta(og)
     return entry
+
+
+def _trace_prefix(fn, f_locals, dynamic, stop, orig, plen, loop, brk):
+    """Trace up to ``stop``: (og, gm, translator, NULL layout, bound, stack/local exprs, side effects)."""
+    og = OutputGraph(fn.__globals__, fn.__closure__)
+    og.guards.dynamic = dict(dynamic or {})
+    og.guards.state()
+    state, rng = _global_state(), _random.get_rng_state()
+    compiling[0] += 1
+    try:
+        _, tx = trace_function(fn, f_locals, output=og, stop_at=stop)
+    finally:
+        compiling[0] -= 1
+        _restore_state(state)
+        _random.set_rng_state(rng)
+    if tx.ctx_stack:
+        raise Unsupported("graph break inside a captured `with` block")
+    rb = _StateRebuild(og)
+    stack_exprs = ["___NULL" if v is NULL else rb.expr(v) for v in tx.stack]
+    layout = tuple(v is NULL for v in tx.stack)
+    names = orig.co_varnames
+    base = stop - plen
+    if loop is not None:
+        targets = [base]
+    elif brk.opname in _JUMPS:
+        targets = [base + 1, brk.target - plen]
+    else:
+        targets = [base + 1]
+    live = frozenset().union(*(live_locals(orig, t) for t in targets))
+    bound = tuple(n in tx.locals and n in live for n in names)   # dead locals are not passed
+    local_exprs = [rb.expr(tx.locals[n]) if b else "None" for n, b in zip(names, bound)]
+    se_lines = rb.side_effects()
+    graph = og.graph
+    graph.output(tuple(rb.outputs))
+    _prune_getitems(graph)
+    from ..fx import GraphModule
+    return og, GraphModule(Module(), graph), tx, layout, bound, stack_exprs, local_exprs, se_lines
 
 
 def _finisher(fn, orig, plen, stop, brk, in_loop, layout, bound, kw_names, backend, wrap):

@@ -165,7 +165,7 @@ class CompiledFunction:
             _notify("break", (fn, e.msg, where))
             if self._fullgraph:
                 raise
-            entry = self._resume_entry(L, e)
+            entry = self._resume_entry(cc, L, e)
             if entry is None:
                 _log_breaks.info("Graph break: %s (at %s); %s runs eagerly", e.msg, where, fn.__name__)
                 cc.eager, cc.break_reason = True, e.msg
@@ -186,25 +186,31 @@ class CompiledFunction:
         self._install(cc, entry)
         return entry.run(L, G, C)
 
+    def _dynamic_dims(self, cc, L, reason) -> dict:
+        """{source: dims} to leave unguarded: marked, ``dynamic=True``, or changed in size alone
+        since the latest entry (automatic dynamic)."""
+        fn = self._fn
+        if self._dynamic is False or cc.static_only:
+            return {}
+        dyn = {k: set(v) for k, v in cc.dynamic.items()}
+        for src, dims in _dyn.requested(L, self._dynamic is True).items():
+            dyn.setdefault(src, set()).update(dims)
+        if cc.entries and reason is not None:
+            entry0 = cc.entries[0]
+            changed = _dyn.size_only_change(getattr(entry0, "input_meta", {}),
+                                            entry0.guards.failures(L, fn.__globals__,
+                                                                   fn.__closure__ or ()), L)
+            for src, dims in (changed or {}).items():
+                dyn.setdefault(src, set()).update(dims)
+                _log_dynamic.info("automatic dynamic: %s dims %s of %s", fn.__name__,
+                                  sorted(dims), src)
+        return {s: d for s, d in dyn.items() if _dyn.is_argument(L, s)}
+
     def _convert(self, cc, L, reason):
         """Capture this frame; dims marked dynamic, or whose size alone caused the recompile,
         are left unguarded when the graph is size-generic (``dynamic_shapes``)."""
         fn, backend = self._fn, self._backend
-        dyn = {}
-        if self._dynamic is not False and not cc.static_only:
-            dyn = {k: set(v) for k, v in cc.dynamic.items()}
-            for src, dims in _dyn.requested(L, self._dynamic is True).items():
-                dyn.setdefault(src, set()).update(dims)
-            if cc.entries and reason is not None:
-                entry0 = cc.entries[0]
-                changed = _dyn.size_only_change(getattr(entry0, "input_meta", {}),
-                                                entry0.guards.failures(L, fn.__globals__,
-                                                                       fn.__closure__ or ()), L)
-                for src, dims in (changed or {}).items():
-                    dyn.setdefault(src, set()).update(dims)
-                    _log_dynamic.info("automatic dynamic: %s dims %s of %s", fn.__name__,
-                                         sorted(dims), src)
-            dyn = {s: d for s, d in dyn.items() if _dyn.is_argument(L, s)}
+        self._pending_dynamic = dyn = self._dynamic_dims(cc, L, reason)
         if dyn:
             try:
                 entry = convert_frame(fn, L, backend, fullgraph=self._fullgraph, dynamic=dyn,
@@ -214,13 +220,24 @@ class CompiledFunction:
             except _dyn.NotSizeGeneric as e:
                 _log_dynamic.info("%s; sizes stay static", e)
                 cc.static_only = True
+                self._pending_dynamic = {}
         return convert_frame(fn, L, backend, fullgraph=self._fullgraph)
 
-    def _resume_entry(self, L, err):
+    def _resume_entry(self, cc, L, err):
         """A cache entry that compiles the frame up to the break and resumes after it, or None."""
         if not config.resume_on_graph_break:
             return None
+        dyn = getattr(self, "_pending_dynamic", None)
         try:
+            if dyn:
+                try:
+                    entry = convert_with_break(self._fn, L, self._backend, err, wrap=_wrap_resume,
+                                               dynamic=dyn)
+                    cc.dynamic = dyn
+                    return entry
+                except _dyn.NotSizeGeneric as e:
+                    _log_dynamic.info("%s; sizes stay static", e)
+                    cc.static_only = True
             return convert_with_break(self._fn, L, self._backend, err, wrap=_wrap_resume)
         except Unsupported as e2:
             _log_breaks.info("cannot resume after the break in %s: %s", self._fn.__name__, e2.msg)

@@ -113,3 +113,25 @@ def test_dtype_change_is_not_a_size_change():
     cf(ember.ones(4, dtype=ember.float64))   # now a size-only change against the latest entry
     cf(ember.ones(5, dtype=ember.float64))
     assert cnt.frame_count == 3
+
+
+def test_frame_with_a_break_gets_dynamic_dims_too():
+    cnt = CompileCounter()
+
+    class Net(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = ember.nn.Linear(3, 4)
+
+        def forward(self, x):
+            h = self.fc(x).relu()
+            _dynamo.graph_break()
+            return h * 2
+
+    ember.manual_seed(0)
+    net = Net()
+    cm = ember.compile(net, backend=cnt)
+    for b in range(1, 11):
+        x = ember.randn(b, 3)
+        np.testing.assert_allclose(_np(cm(x)), _np(net(x)), rtol=1e-6)
+    assert cnt.frame_count <= 4, cnt.frame_count   # prefix and resume graphs, each at most twice
