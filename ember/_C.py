@@ -4,6 +4,8 @@
 - ``DispatchKey``/``DispatchKeySet``/``_ExcludeDispatchKeyGuard``: names libraries use to register
   per-key kernels (e.g. autocast wrappers); ember dispatches without keys, so the guard does nothing.
 - ``_get_tracing_state()``: None (ember has no TorchScript tracer).
+- ``DisableTorchFunction``/``DisableTorchFunctionSubclass``: ``ember.overrides``' context managers
+  (torchvision's tv_tensors call ops on their subclass with the protocol disabled).
 
 Example:
     >>> _log_api_usage_once("python.import")
@@ -17,8 +19,10 @@ from __future__ import annotations
 
 import enum
 
+from .overrides import DisableTorchFunction, DisableTorchFunctionSubclass
+
 __all__ = ["DispatchKey", "DispatchKeySet", "_ExcludeDispatchKeyGuard", "_log_api_usage_once",
-           "_get_tracing_state"]
+           "_get_tracing_state", "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
 
 def _log_api_usage_once(event: str) -> None:

@@ -14,6 +14,7 @@ from ._device import device, get_default_device, set_default_device
 from ._dtype import (bfloat16, bool, can_cast, complex64, complex128, dtype, finfo, float16, float32,
                      float64, get_default_dtype, iinfo, int8, int16, int32, int64, promote_types,
                      set_default_dtype, uint8)
+from ._dtype import qint8, qint32, quint8
 from ._shape import Size
 from ._storage import UntypedStorage
 from ._tensor import Tensor
@@ -75,6 +76,10 @@ from ._global_flags import (get_device, get_float32_matmul_precision, init_num_t
 __version__ = "0.1.0"
 
 
+from ._checks import (_assert, _check, _check_index, _check_is_size, _check_not_implemented,  # noqa: E402
+                      _check_type, _check_value, _check_with)
+
+
 def is_tensor(obj) -> "bool":
     return isinstance(obj, Tensor)
 
@@ -98,7 +103,9 @@ from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, Double
                       use_deterministic_algorithms)
 
 # subpackages and names imported on first use, keeping `import ember` fast
-_LAZY_MODULES = ("fx", "amp", "cpu", "distributions", "func", "jit", "hub", "distributed", "onnx")
+_LAZY_MODULES = ("fx", "amp", "cpu", "distributions", "func", "jit", "hub", "distributed", "onnx",
+                 "version", "torch_version")
+_LAZY_MODULES += ("ao", "quantization")
 _LAZY_AMP = ("autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
              "set_autocast_dtype", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
              "get_autocast_gpu_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
@@ -111,10 +118,7 @@ _UNSUPPORTED = {
         "sparse_coo_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
         "sparse_bsc_tensor", "sparse_compressed_tensor", "sparse_coo", "sparse_csr", "sparse_csc",
         "sparse_bsr", "sparse_bsc", "sparse"),
-    "quantized dtypes are not supported by ember": (
-        "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "quantize_per_tensor",
-        "quantize_per_channel", "dequantize", "quantization", "ao", "per_tensor_affine",
-        "per_channel_affine"),
+    "4-bit and 2-bit quantized dtypes are not supported by ember": ("quint4x2", "quint2x4"),
     "MPS and XLA devices are not supported by ember (CPU only)": ("mps", "xla"),
 }
 
@@ -126,12 +130,26 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
+    if name == "install_as_torch":  # the opt-in import torch -> ember alias
+        return importlib.import_module("._torch_alias", __name__).install_as_torch
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
     for why, names in _UNSUPPORTED.items():
         if name in names:
             raise AttributeError(f"module 'ember' has no attribute '{name}': {why}")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+# quantization (issue 28): quantized tensors and their kernels; ao/quantization load lazily
+from ._quantized.tensor import (qscheme, per_tensor_affine, per_channel_affine,  # noqa: E402
+                                per_tensor_symmetric, per_channel_symmetric,
+                                per_channel_affine_float_qparams, quantize_per_tensor,
+                                quantize_per_channel, quantize_per_tensor_dynamic, dequantize)
+from ._quantized.fake_quantize import (fake_quantize_per_tensor_affine,  # noqa: E402
+                                       fake_quantize_per_channel_affine)
+from ._quantized import kernels as _quantized_kernels  # noqa: E402,F401  (registers QTensor kernels)
+from ._quantized.kernels import (int_repr, q_per_channel_axis, q_per_channel_scales,  # noqa: E402
+                                 q_per_channel_zero_points, q_scale, q_zero_point,
+                                 quantized_batch_norm, quantized_max_pool1d, quantized_max_pool2d)
 _LAZY_MODULES += ("ops", "library")  # torch.ops / torch.library, loaded on first use
 _LAZY_MODULES += ("_C", "_custom_ops")  # torch._C, torch._custom_ops: names libraries touch on import
 

@@ -14,11 +14,12 @@ import numpy as np
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
     "float32", "float64", "complex64", "complex128", "promote_types", "result_type_of",
-    "get_default_dtype", "set_default_dtype", "can_cast", "finfo", "iinfo",
+    "get_default_dtype", "set_default_dtype", "can_cast", "finfo", "iinfo", "qint8", "quint8", "qint32",
 ]
 
 # category ranks: bool < integer < floating < complex (torch's isIntegral/isFloating/isComplex)
 _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+_QUANTIZED = 4  # qint8/quint8/qint32: integers with a quantizer, outside the promotion table
 
 
 class dtype:
@@ -35,6 +36,8 @@ class dtype:
         self.is_floating_point = category == _FLOAT
         self.is_complex = category == _COMPLEX
         self.is_signed = category >= _FLOAT or (category == _INT and name != "uint8")
+        if category == _QUANTIZED:
+            self.is_signed = name != "quint8"
         self._aliases = aliases
 
     def __repr__(self) -> str:
@@ -67,7 +70,12 @@ complex128 = dtype("complex128", np.complex128, _COMPLEX, ("cdouble",))
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
               complex64, complex128)
 ALIASES = {a: d for d in ALL_DTYPES for a in d._aliases}
-_BY_NAME = {d.name: d for d in ALL_DTYPES}
+# quantized dtypes: the stored integer type of a quantized tensor (ember/_quantized); never promoted
+qint8 = dtype("qint8", np.int8, _QUANTIZED)
+quint8 = dtype("quint8", np.uint8, _QUANTIZED)
+qint32 = dtype("qint32", np.int32, _QUANTIZED)
+QUANTIZED_DTYPES = (qint8, quint8, qint32)
+_BY_NAME = {d.name: d for d in ALL_DTYPES + QUANTIZED_DTYPES}
 _BY_NAME.update(ALIASES)
 # NumPy dtype -> ember dtype (for wrapping kernel results); float16/bfloat16 map to themselves
 FROM_NP = {d.np: d for d in ALL_DTYPES}

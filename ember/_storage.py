@@ -74,6 +74,10 @@ class UntypedStorage:
     size = nbytes
     __len__ = nbytes
 
+    def __sizeof__(self) -> int:
+        # as torch's: the object plus the bytes it holds (sys.getsizeof; torchinfo sums it)
+        return object.__sizeof__(self) + self._nbytes
+
     def data_ptr(self) -> int:
         if self._bytes is None:
             return 0

@@ -38,6 +38,7 @@ from ._tensor_methods.linalg_decomp import LinalgDecompMixin
 from ._tensor_methods.special import SpecialMixin
 from ._tensor_methods.pointwise import PointwiseMixin
 from ._tensor_methods.pointwise_math import PointwiseMathMixin
+from ._tensor_methods.quantized import QuantizedMixin
 from ._tensor_methods.random import RandomMixin
 from ._tensor_methods.reduction import ReductionMixin
 from ._tensor_methods.scan import ScanMixin
@@ -61,7 +62,7 @@ __all__ = ["Tensor"]
 
 class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMixin, IndexingMixin,
              LinalgMixin, RandomMixin, ForeachMixin, PointwiseMathMixin, SortingMixin, ScanMixin,
-             LinalgDecompMixin, SpecialMixin, MiscMixin, NNMixin, StatisticsMixin):
+             LinalgDecompMixin, SpecialMixin, MiscMixin, NNMixin, StatisticsMixin, QuantizedMixin):
     """A multi-dimensional array with autograd; ``ember.Tensor(2, 3)`` is uninitialised float32."""
 
     __slots__ = ("__dict__", "__weakref__")

@@ -6,7 +6,9 @@ an ``AutogradMeta`` created on demand, so plain tensors stay cheap to make.
 """
 from __future__ import annotations
 
-__all__ = ["TensorBase", "AutogradMeta", "new_tensor", "shape_of"]
+from ._dtype import FROM_NP
+
+__all__ = ["TensorBase", "AutogradMeta", "new_tensor", "wrap", "set_tensor_class", "shape_of"]
 
 
 class AutogradMeta:
@@ -40,20 +42,37 @@ _DEFAULTS = {"_meta": None, "_base": None, "_storage": None, "_vc": None, "_grad
 assert tuple(_DEFAULTS) == TensorBase.__slots__[2:], "TensorBase slots and _DEFAULTS disagree"
 
 
-def _generate_constructor():
-    """``new_tensor(cls, data, dtype, meta=None, base=None, ...)`` with one store per slot, written out
-    (a loop over the slots would cost a few microseconds per tensor on the hot path)."""
+# the public Tensor class (``_tensor.py`` defines it above this layer and hands it in once)
+_TENSOR_CLASS = [TensorBase]
+
+
+def set_tensor_class(cls) -> None:
+    """Make ``wrap`` build instances of ``cls`` (called once, by ``_tensor.py``)."""
+    _TENSOR_CLASS[0] = cls
+
+
+def _generate_constructors():
+    """``new_tensor(cls, data, dtype, meta=None, base=None, ...)`` and the hot-path form ``wrap(data,
+    dtype=None)`` (a fresh cpu Tensor outside autograd), both written out with one store per slot from
+    the slot list and ``_DEFAULTS`` (a loop over slots, or one calling the other, costs time per op)."""
     params = ", ".join(f"{name[1:]}={value!r}" for name, value in _DEFAULTS.items())
     stores = "".join(f"    t.{name} = {name[1:]}\n" for name in TensorBase.__slots__)
+    fixed = "".join(f"    t.{name} = {value!r}\n" for name, value in _DEFAULTS.items())
     src = (f"def new_tensor(cls, data, dtype, {params}):\n"
            '    """The one Tensor constructor: every slot is set (generated from the slot list)."""\n'
-           f"    t = _new(cls)\n{stores}    return t\n")
-    namespace = {"_new": object.__new__}
-    exec(compile(src, "<ember._tensor_base.new_tensor>", "exec"), namespace)
-    return namespace["new_tensor"]
+           f"    t = _new(cls)\n{stores}    return t\n\n\n"
+           "def wrap(data, dtype=None):\n"
+           '    """A fresh cpu Tensor over the NumPy array ``data`` (no autograd); ``new_tensor`` with the\n'
+           '    defaults, for the hot path."""\n'
+           "    t = _new(_TENSOR_CLASS[0])\n    t._data = data\n"
+           "    t._dtype = dtype or FROM_NP[data.dtype]\n"
+           f"{fixed}    return t\n")
+    namespace = {"_new": object.__new__, "_TENSOR_CLASS": _TENSOR_CLASS, "FROM_NP": FROM_NP}
+    exec(compile(src, "<ember._tensor_base constructors>", "exec"), namespace)
+    return namespace["new_tensor"], namespace["wrap"]
 
 
-new_tensor = _generate_constructor()
+new_tensor, wrap = _generate_constructors()
 
 
 def shape_of(t) -> tuple:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,12 @@ ROOF = 99  # ember/__init__.py: the namespace, above everything
 LAYERS = [
     ("__init__.py", ROOF),
     ("examples/*", ROOF),  # runnable examples use the whole ember.* namespace
+    # the import torch -> ember alias serves the whole namespace
+    ("_torch_alias.py", ROOF), ("run.py", ROOF), ("_alias_path/*", ROOF),
     # L0 core values
     ("_dtype.py", 0), ("_device.py", 0), ("_shape.py", 0), ("_storage.py", 0), ("_errors.py", 0),
-    ("_threads.py", 0), ("_C.py", 0), ("utils/__init__.py", 0), ("utils/hooks.py", 0), ("utils/_pytree.py", 0),
+    ("_threads.py", 0), ("torch_version.py", 0), ("version.py", 0), ("utils/__init__.py", 0),
+    ("utils/hooks.py", 0), ("utils/_pytree.py", 0),
     # L1 operator definitions
     ("_primitives/*", 1), ("backends/*", 1),
     # L2 tensor + autograd
@@ -32,9 +36,13 @@ LAYERS = [
     ("_tensor_str.py", 2), ("_tensor_pickle.py", 2), ("_dlpack.py", 2), ("random.py", 2),
     ("utils/_python_dispatch.py", 2),
     # L3 the torch.* surface
+    ("_C.py", 3), ("types.py", 3), ("_checks.py", 3),  # torch._C's pieces (some are overrides' context managers), torch.types, torch._check*
     ("serialization.py", 3), ("_serialization/*", 3),
     ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3),
     ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_legacy.py", 3), ("func/*", 3),
+    ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3),
+    ("_quantized/kernels.py", 4), ("_quantized/*", 3),  # quantized tensors; kernels use nn.functional
+    ("ao/*", 6), ("quantization/*", 6), ("nn/quantized/*", 6), ("nn/intrinsic/*", 6), ("nn/qat/*", 6),
     ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3), ("_creation_interop.py", 3),
     ("ops/*", 3), ("library.py", 3), ("_library/*", 3), ("_custom_ops.py", 3),
     # L8 before L4 so nn/parallel is not taken for nn
@@ -116,9 +124,18 @@ class _Imports(ast.NodeVisitor):
         self.found.append((node.lineno, module, tuple(a.name for a in node.names)))
 
 
-def _edges(rel: str):
+def _edges(rel: str) -> tuple:
     """(lineno, target file or external module name) for every import in one file."""
-    source = (ROOT / rel).read_text()
+    return _edges_cached(rel, ROOT)
+
+
+@functools.lru_cache(maxsize=None)
+def _edges_cached(rel: str, root: Path) -> tuple:
+    return tuple(_parse_edges(rel, root))
+
+
+def _parse_edges(rel: str, root: Path):
+    source = (root / rel).read_text()
     tree = ast.parse(source, filename=rel)
     name = _module_name(rel)
     package = name if rel.endswith("__init__.py") else name.rpartition(".")[0]

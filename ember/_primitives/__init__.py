@@ -23,6 +23,7 @@ from . import (creation, foreach, indexing, linalg, nn_ops, pointwise, random,  
 from . import conv, pooling, sampling  # noqa: F401
 from . import pointwise_math, scan, sorting  # noqa: F401
 from . import rnn_ops  # noqa: F401
+from . import quantized  # noqa: F401
 from ._registry import REGISTRY, OpDef, TensorMeta, primitive
 
 __all__ = ["REGISTRY", "OpDef", "TensorMeta", "primitive"]

@@ -470,7 +470,7 @@ def softplus(a, *, beta=1.0, threshold=20.0):
 @softplus.derivative
 def _(grad, a, *, beta, threshold):
     z = a * beta if beta != 1 else a
-    return grad * z.sigmoid().where(z <= threshold, 1)
+    return grad * z.sigmoid().where((z > threshold).logical_not(), 1)  # NaN stays NaN, as in torch
 
 
 @primitive("hardtanh", kind="pointwise", expr="hardtanh(a)")

@@ -55,7 +55,8 @@ _STORAGE_NAMES = {D.float64: "DoubleStorage", D.float32: "FloatStorage", D.float
                   D.bfloat16: "BFloat16Storage", D.int64: "LongStorage", D.int32: "IntStorage",
                   D.int16: "ShortStorage", D.int8: "CharStorage", D.uint8: "ByteStorage",
                   D.bool: "BoolStorage", D.complex64: "ComplexFloatStorage",
-                  D.complex128: "ComplexDoubleStorage"}
+                  D.complex128: "ComplexDoubleStorage",
+                  D.qint8: "QInt8Storage", D.quint8: "QUInt8Storage", D.qint32: "QInt32Storage"}
 STORAGE_TYPES = {dt: StorageType(name, dt) for dt, name in _STORAGE_NAMES.items()}
 globals().update({st.__name__: st for st in STORAGE_TYPES.values()})
 # torch >= 2 names new dtypes' storages as UntypedStorage and passes the dtype to _rebuild_tensor_v3
@@ -78,8 +79,15 @@ def _encode(obj, encoding="latin1"):
 
 
 _HERE = __name__
+_QSCHEME_NAMES = ("per_tensor_affine", "per_channel_affine", "per_tensor_symmetric",
+                  "per_channel_symmetric", "per_channel_affine_float_qparams")
 # (torch module, name) <-> (ember module, name) where the generic torch.X <-> ember.X rule fails
-_SPECIAL = {("torch", d.name): ("ember._dtype", d.name) for d in D.ALL_DTYPES}
+_SPECIAL = {("torch", d.name): ("ember._dtype", d.name) for d in D.ALL_DTYPES + D.QUANTIZED_DTYPES}
+_QT = "ember._quantized.tensor"  # quantized tensors: their rebuild function and qschemes
+_SPECIAL.update({("torch", n): (_QT, n) for n in _QSCHEME_NAMES})
+_SPECIAL[("torch._utils", "_rebuild_qtensor")] = (_QT, "_rebuild_qtensor")
+# torch's dynamic RNNs pickle TorchScript cell params; trusted loads (weights_only=False) read them
+_SPECIAL[("torch", "ScriptObject")] = ("ember.ao.nn.quantized.dynamic.modules.rnn", "ScriptObject")
 _SPECIAL.update({("torch", st.__name__): (_HERE, st.__name__) for st in STORAGE_TYPES.values()})
 _SPECIAL.update({
     ("torch", "UntypedStorage"): (_HERE, "UntypedStorage"),
@@ -153,8 +161,12 @@ def _allowed_by_default() -> dict:
           ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
           ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type_v2,
           ("torch", "UntypedStorage"): UntypedStorage}
-    for d in D.ALL_DTYPES:
+    for d in D.ALL_DTYPES + D.QUANTIZED_DTYPES:
         rc[("torch", d.name)] = d
+    from .._quantized import tensor as QT
+    rc[("torch._utils", "_rebuild_qtensor")] = QT._rebuild_qtensor
+    for n in _QSCHEME_NAMES:
+        rc[("torch", n)] = getattr(QT, n)
     for st in STORAGE_TYPES.values():
         rc[("torch", st.__name__)] = st
         rc[("torch.cuda", st.__name__)] = st

@@ -36,6 +36,9 @@ def _all_tensors(x) -> bool:
     for t in x:
         if not isinstance(t, TensorBase):
             return False
+        if t.is_quantized:  # foreach ops have no quantized kernels (they never see the raw integers)
+            raise NotImplementedError("Could not run foreach ops with arguments from the "
+                                      "'QuantizedCPU' backend.")
     return True
 
 

@@ -134,6 +134,7 @@ class MiscMixin:
     def is_pinned(self, device=None) -> bool:
         """Page-locked memory needs an accelerator: always False here."""
         return False
+
     trace = trace
     inner = inner
 
@@ -154,6 +155,10 @@ class MiscMixin:
 
     def is_neg(self) -> bool:
         return False
+
+    def pin_memory(self, device=None):
+        """Pinning needs an accelerator, which ember does not have (torch's error on a CPU build)."""
+        raise RuntimeError("Cannot access accelerator device when none is available.")
 
     def is_inference(self) -> bool:
         return False

@@ -248,6 +248,8 @@ class ViewMixin:
         return self.split(size, dim) if size else self.split([0] * 1 if n == 0 else [n], dim)
 
     def tensor_split(self, indices_or_sections, dim=0):
+        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
+            return handle_torch_function(ViewMixin.tensor_split, (self,), self, indices_or_sections, dim)
         dim = normalize_dim(dim, self.dim())
         n = self.shape[dim]
         if isinstance(indices_or_sections, int):

@@ -9,6 +9,6 @@ Example:
 """
 from __future__ import annotations
 
-from . import cpu, cuda, cudnn, mkldnn, mps, openmp  # noqa: F401
+from . import cpu, cuda, cudnn, mkldnn, mps, openmp, quantized  # noqa: F401
 
-__all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps", "openmp"]
+__all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps", "openmp", "quantized"]

@@ -20,3 +20,4 @@ from .distributed_c10d import __all__ as _c10d_names
 
 __all__ = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "Store", "HashStore",
            "FileStore", "TCPStore", "PrefixStore", "Work", "Future", *_c10d_names]
+from .nn import functional as _nn_functional  # noqa: E402,F401 - gives nn.SyncBatchNorm its group statistics

@@ -27,4 +27,7 @@ def __getattr__(name):
         import importlib
         parallel = importlib.import_module(".parallel", __name__)
         return parallel if name == "parallel" else parallel.DataParallel
+    if name in ("quantized", "intrinsic", "qat"):  # torch's legacy aliases of ao.nn (a higher layer)
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'ember.nn' has no attribute '{name}'")

@@ -120,6 +120,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if target.dtype != input.dtype:
         raise RuntimeError(f"Found dtype {dtype_title(target.dtype)} but expected {dtype_title(input.dtype)}")
+    d = input._data
+    if d is not None and d.size and not ((d >= 0) & (d <= 1)).all():  # NaN fails too, as in torch
+        raise RuntimeError("all elements of input should be between 0 and 1")
     loss = dispatch(NN.binary_cross_entropy, input, target)
     if weight is not None:
         loss = loss * weight

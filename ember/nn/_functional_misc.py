@@ -19,7 +19,7 @@ from .._creation import empty_like, tensor as _tensor
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
 from .._tensor_methods.reduction import vector_norm
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from .._primitives import nn_ops as NN
 from ..overrides import public
 
@@ -47,12 +47,14 @@ def prelu(input, weight):
 def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False):
     """Leaky ReLU with a slope drawn from ``U(lower, upper)`` in training, ``(lower + upper) / 2`` else."""
+    # in place under autograd: compute from a copy, so what backward saved is not overwritten
+    src = input.clone() if inplace and input.requires_grad and is_grad_enabled() else input
     if training:
         with no_grad():
-            slope = empty_like(input).uniform_(lower, upper)
-        out = where(input >= 0, input, input * slope)
+            slope = empty_like(src).uniform_(lower, upper)
+        out = where(src >= 0, src, src * slope)
     else:
-        out = where(input >= 0, input, input * ((lower + upper) / 2))
+        out = where(src >= 0, src, src * ((lower + upper) / 2))
     return input.copy_(out) if inplace else out
 
 

@@ -129,7 +129,9 @@ def elu(input, alpha: float = 1.0, inplace: bool = False):
     if inplace:
         return _write_in_place(input, elu, alpha)
     # clamp before exp so the unused branch cannot overflow into a NaN gradient
-    out = where(input > 0, input, _expm1(input.clamp(max=0)) * alpha)
+    # the negative branch where input <= 0 (a NaN takes the identity branch: gradient 1, as torch's)
+    neg = input.where(input <= 0, 0)  # not clamp: a NaN would reach expm1's derivative
+    out = where(input <= 0, _expm1(neg) * alpha, input)
     return out
 
 
@@ -152,7 +154,8 @@ def celu(input, alpha: float = 1.0, inplace: bool = False):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     if inplace:
         return _write_in_place(input, celu, alpha)
-    out = where(input > 0, input, _expm1(input.clamp(max=0) / alpha) * alpha)
+    neg = input.where(input <= 0, 0)
+    out = where(input <= 0, _expm1(neg / alpha) * alpha, input)
     return out
 
 

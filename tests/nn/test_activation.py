@@ -61,6 +61,25 @@ def test_inplace_variants_match():
         assert_close(eout, tout)
 
 
+
+@pytest.mark.parametrize("name,args", [("ReLU", ()), ("ReLU6", ()), ("LeakyReLU", (0.2,)), ("ELU", ()),
+                                       ("SELU", ()), ("CELU", ()), ("SiLU", ()), ("Mish", ()),
+                                       ("Hardswish", ()), ("Hardsigmoid", ()), ("Hardtanh", ()),
+                                       ("Threshold", (0.1, 2.0)), ("RReLU", ())])
+def test_inplace_after_an_op_backward_matches(name, args):
+    """``conv -> LeakyReLU(inplace=True)`` as in a DCGAN: the in-place write must not break backward."""
+    tx = _input(torch.float64).requires_grad_()
+    ex = to_ember(tx.detach()).requires_grad_()
+    tm, em = getattr(torch.nn, name)(*args, inplace=True), getattr(nn, name)(*args, inplace=True)
+    tm.eval(), em.eval()   # RReLU: the deterministic slope
+    tout, eout = tm(tx * 1.5), em(ex * 1.5)
+    assert_close(eout, tout, rtol=1e-7, atol=1e-12)
+    g = torch.randn(tout.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    (tout * g).sum().backward()
+    (eout * to_ember(g)).sum().backward()
+    assert_close(ex.grad, tx.grad, rtol=1e-7, atol=1e-12)
+
+
 def test_reprs():
     assert repr(nn.Softmax()) == "Softmax(dim=None)"
     assert repr(nn.Dropout(0.3)) == repr(torch.nn.Dropout(0.3))

@@ -81,8 +81,13 @@ def test_defaults_and_errors():
         nn.GroupNorm(4, 6)
     with pytest.raises(ValueError, match="expected 4D input"):
         nn.BatchNorm2d(3)(ember.zeros(2, 3, 4))
-    with pytest.raises(RuntimeError, match="SyncBatchNorm expected input tensor to be on GPU"):
-        nn.SyncBatchNorm(3)(ember.zeros(2, 3, 4))
+    import numpy as np
+    import torch
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    mine, theirs = nn.SyncBatchNorm(3), torch.nn.SyncBatchNorm(3)  # no process group: plain batch norm, as torch
+    np.testing.assert_allclose(mine(ember.from_numpy(x)).detach().numpy(), theirs(torch.from_numpy(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mine.running_var.numpy(), theirs.running_var.numpy(), rtol=1e-6)
     sync = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.BatchNorm2d(3))).eval()
     assert type(sync[0]).__name__ == "SyncBatchNorm"
     assert sync(ember.ones(2, 3, 2, 2)).shape == (2, 3, 2, 2)

@@ -1,4 +1,4 @@
-"""Batch normalisation: ``BatchNorm1d/2d/3d`` (and ``SyncBatchNorm``'s name) (layer L4).
+"""Batch normalisation: ``BatchNorm1d/2d/3d`` and ``SyncBatchNorm`` (layer L4).
 
 Example:
     >>> import ember
@@ -132,9 +132,17 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
+# filled by ember.distributed.nn.functional on import (this layer cannot import ember.distributed):
+# is_initialized(), world_size(group), batch_norm(input, weight, bias, rmean, rvar, eps, momentum, group)
+SYNC_PROVIDER: dict = {}
+
+
 class SyncBatchNorm(_BatchNorm):
-    """Batch norm whose statistics would be reduced across processes; ember runs it only in eval
-    (or on a single process in training, as plain batch norm)."""
+    """Batch norm whose training statistics are reduced over ``process_group`` (default: the world).
+
+    Unlike torch 2.13 (which refuses CPU tensors there) ember computes it on CPU; outside a process
+    group, or in a group of one rank, it is plain batch norm as in torch. Shape: ``(N, C, *)``, output
+    as input."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, process_group=None,
@@ -148,10 +156,26 @@ class SyncBatchNorm(_BatchNorm):
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
 
     def forward(self, input):
-        if self.training:
-            raise RuntimeError("SyncBatchNorm expected input tensor to be on GPU or PrivateUse1 "
-                               "(ember has no cross-process SyncBatchNorm; use BatchNorm)")
-        return super().forward(input)
+        """Training inside a process group of more than one rank: statistics over the whole group's
+        batch (``ember.distributed.nn.functional.sync_batch_norm``); otherwise plain batch norm, as torch."""
+        self._check_input_dim(input)
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        need_sync = self.training and SYNC_PROVIDER and SYNC_PROVIDER["is_initialized"]()
+        if need_sync:
+            need_sync = SYNC_PROVIDER["world_size"](self.process_group) > 1
+        if not need_sync:
+            return super().forward(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked)
+        tracked = self.track_running_stats
+        return SYNC_PROVIDER["batch_norm"](input, self.weight, self.bias, self.running_mean if tracked else None,
+                                           self.running_var if tracked else None, self.eps, factor,
+                                           self.process_group)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

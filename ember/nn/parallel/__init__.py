@@ -1,5 +1,6 @@
-"""``ember.nn.parallel``: DataParallel; DistributedDataParallel is not implemented yet.
+"""``ember.nn.parallel``: DistributedDataParallel (over ``ember.distributed``) and DataParallel.
 
+``DistributedDataParallel`` averages gradients over a process group in overlapped buckets;
 ``DataParallel`` behaves as torch's on a machine without GPUs: it calls the wrapped module.
 
 Example:

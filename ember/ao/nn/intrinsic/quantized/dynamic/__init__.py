@@ -1,0 +1,4 @@
+"""``torch.ao.nn.intrinsic.quantized.dynamic``."""
+from .modules import LinearReLU
+
+__all__ = ["LinearReLU"]

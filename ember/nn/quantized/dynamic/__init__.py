@@ -1,0 +1,3 @@
+"""``torch.nn.quantized.dynamic``: the legacy alias of ``torch.ao.nn.quantized.dynamic``."""
+from ....ao.nn.quantized.dynamic import *  # noqa: F401,F403
+from ....ao.nn.quantized.dynamic import __all__  # noqa: F401

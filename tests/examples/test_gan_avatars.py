@@ -1,0 +1,53 @@
+"""``python -m ember.examples.gan_avatars --tiny``: the issue's "done when" for GAN avatars, measured."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from ._run import is_png, run_example
+
+# What the --tiny run (2048 avatars of 24x24, 4 epochs, ~20 s of CPU) reaches, measured: the samples'
+# nearest-training-image distance falls 1.19x (0.461 -> 0.386) and their diversity is 0.077. The
+# issue's targets -- a 2x fall and diversity above DIVERSITY_FLOOR (0.1) -- are NOT reached at this
+# size; these bounds check that training moves the samples towards the data without collapsing them
+# to one image, and they are not the issue's targets.
+TINY_MIN_FALL = 1.1
+TINY_MIN_DIVERSITY = 0.05
+
+@pytest.mark.timeout(960)
+def test_gan_tiny_trains_saves_and_reloads(tmp_path):
+    from ember.examples.gan_avatars import TINY
+    out = run_example("gan_avatars", "--tiny", "--out", str(tmp_path), tmp_path=tmp_path)
+    m = re.search(r"nearest-training-image distance of 64 samples: untrained ([\d.]+) -> trained ([\d.]+)", out)
+    before, after = map(float, m.groups())
+    diversity = float(re.search(r"sample diversity \(per-pixel std across 64 samples\): ([\d.]+)", out).group(1))
+    assert diversity > TINY_MIN_DIVERSITY, out             # the samples are not all alike
+    assert before / after >= TINY_MIN_FALL, out
+    assert "reloaded: max |samples difference| = 0" in out
+    for k in range(1, TINY["epochs"] + 1):
+        assert is_png(tmp_path / f"gan_epoch_{k}.png")
+    assert is_png(tmp_path / "gan_avatars.png") and is_png(tmp_path / "gan_training_images.png")
+
+
+def test_avatars_are_drawn_cached_and_varied(tmp_path, monkeypatch):
+    from ember.examples import gan_avatars as g
+    monkeypatch.setenv("EMBER_CACHE", str(tmp_path))
+    a = g.avatar_dataset(40, 24, seed=3, cast=5)
+    assert a.shape == (40, 3, 24, 24) and a.dtype == np.float32 and -1 <= a.min() and a.max() <= 1
+    assert list(tmp_path.glob("examples/avatars_40_24px_cast5_seed3.npz"))
+    np.testing.assert_array_equal(g.avatar_dataset(40, 24, seed=3, cast=5), a)   # from the cache
+    assert g.diversity(a) > 0.3
+    assert g.nearest_distance(a[:4], a) < 1e-6            # each image is its own nearest neighbour
+    assert g.nearest_distance(np.zeros((2, 3, 24, 24)), a) > 0.2
+
+
+def test_dcgan_shapes():
+    import ember
+    from ember.examples import gan_avatars as g
+    for n_up, size in ((2, 24), (3, 48)):
+        G, D = g.generator(8, 4, n_up), g.discriminator(4, n_up)
+        x = G(ember.randn(3, 8, 1, 1))
+        assert x.shape == (3, 3, size, size)
+        assert D(x).shape == (3,)
