@@ -17,6 +17,7 @@ Example:
 """
 from . import config, exc, testing  # noqa: F401
 from .backends.registry import list_backends, lookup_backend, register_backend
+from .dynamic_shapes import mark_dynamic, mark_static, maybe_mark_dynamic
 from .eval_frame import OptimizedModule, disable, optimize, reset
 from .explain import ExplainOutput, explain
 from .trace_rules import allow_in_graph, graph_break
@@ -30,4 +31,5 @@ def is_compiling() -> bool:
 
 __all__ = ["optimize", "explain", "reset", "disable", "allow_in_graph", "graph_break",
            "list_backends", "register_backend", "lookup_backend", "config", "exc",
-           "OptimizedModule", "ExplainOutput", "is_compiling"]
+           "OptimizedModule", "ExplainOutput", "is_compiling", "mark_dynamic", "maybe_mark_dynamic",
+           "mark_static"]

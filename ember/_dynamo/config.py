@@ -17,6 +17,7 @@ capture_scalar_outputs = False       # .item() stays a graph break in this part 
 verbose = False
 inline_instruction_limit = 50_000    # instructions one capture may execute (unrolled loops included)
 inline_depth_limit = 64
+resume_on_graph_break = True        # a break compiles the prefix and resumes after it (False: frame eager)
 
 _ALIASES = {"cache_size_limit": "recompile_limit",
             "accumulated_cache_size_limit": "accumulated_recompile_limit"}

@@ -35,6 +35,7 @@ from .symbolic_convert import trace_function
 from .variables import (CellVT, ConstVT, DictVT, ListVT, NNModuleVT, ObjectVT, SetVT, SymFloatVT,
                         TensorVT, TupleVT, UserFunctionVT, UserObjectVT)
 from . import config
+from .dynamic_shapes import input_meta as _dyn_input_meta
 
 _LITERALS = (int, str, bool, bytes, type(None))
 compiling = [0]     # > 0 while a capture runs (ember.compiler.is_compiling)
@@ -142,10 +143,11 @@ def _restore_state(state):
     _autocast._sync_mode()
 
 
-def capture(fn, f_locals: dict):
+def capture(fn, f_locals: dict, dynamic=None):
     """Trace ``fn`` with ``f_locals``; returns (output graph, return tracker). Global state (grad
-    mode, autocast, the RNG) is left as it was."""
+    mode, autocast, the RNG) is left as it was. ``dynamic``: {source: dims} left unguarded."""
     og = OutputGraph(fn.__globals__, fn.__closure__)
+    og.guards.dynamic = dict(dynamic or {})
     og.guards.state()
     state, rng = _global_state(), _random.get_rng_state()
     compiling[0] += 1
@@ -172,17 +174,27 @@ def _is_multi_output(node) -> bool:
     return all(u.op == "call_function" and u.target is operator.getitem for u in node.users)
 
 
-def convert_frame(fn, f_locals: dict, backend, *, fullgraph: bool = False) -> CacheEntry:
-    """Capture ``fn`` for this frame and compile the graph with ``backend``."""
-    t0 = time.perf_counter()
-    og, ret = capture(fn, f_locals)
+def trace_to_graph(fn, f_locals: dict, dynamic=None):
+    """(output graph, GraphModule, return expression, side-effect lines) for this frame."""
+    og, ret = capture(fn, f_locals, dynamic)
     rb = _Rebuild(og)
     ret_expr = rb.expr(ret)
     se_lines = rb.side_effects()
     graph = og.graph
     graph.output(tuple(rb.outputs))
     _prune_getitems(graph)
-    gm = GraphModule(Module(), graph)
+    return og, GraphModule(Module(), graph), ret_expr, se_lines
+
+
+def convert_frame(fn, f_locals: dict, backend, *, fullgraph: bool = False, dynamic=None,
+                  check=None) -> CacheEntry:
+    """Capture ``fn`` for this frame and compile the graph with ``backend``; ``check(og, gm,
+    ret_expr, se_lines)`` may veto the capture (raises) before the backend sees it."""
+    t0 = time.perf_counter()
+    og, gm, ret_expr, se_lines = trace_to_graph(fn, f_locals, dynamic)
+    if check is not None:
+        check(og, gm, ret_expr, se_lines)
+    graph = gm.graph
     op_count = sum(1 for n in graph.nodes if n.op in ("call_function", "call_method", "call_module"))
     examples = [ex for _, ex in og.inputs]
     if op_count:
@@ -201,4 +213,5 @@ def convert_frame(fn, f_locals: dict, backend, *, fullgraph: bool = False) -> Ca
     exec(compile(run_src, f"<ember compiled {fn.__code__.co_name}>", "exec"), ns)
     entry = CacheEntry(og.guards.compile(), ns["___run"], og.guards, gm, backend, run_src, op_count)
     entry.capture_seconds = time.perf_counter() - t0
+    entry.input_meta = _dyn_input_meta(og)
     return entry

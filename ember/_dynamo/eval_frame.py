@@ -27,7 +27,9 @@ from .. import _logging  # noqa: F401 (applies EMBER_LOGS)
 from ..nn import Module
 from . import config
 from .backends.registry import lookup_backend
-from .convert_frame import compiling, convert_frame
+from .break_frame import convert_with_break
+from .convert_frame import compiling, convert_frame, trace_to_graph
+from . import dynamic_shapes as _dyn
 from .exc import Unsupported
 from .trace_rules import allow_in_graph, graph_break  # noqa: F401 (re-exported)
 
@@ -36,15 +38,18 @@ _log_breaks = logging.getLogger("ember._dynamo.graph_breaks")
 _log_recompiles = logging.getLogger("ember._dynamo.recompiles")
 _log_guards = logging.getLogger("ember._dynamo.guards")
 _log_code = logging.getLogger("ember._dynamo.graph_code")
+_log_dynamic = logging.getLogger("ember._dynamo.dynamic")
 
 _VALID_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
 
 class _CodeCache:
-    __slots__ = ("code", "entries", "eager", "limit_hit", "break_reason")
+    __slots__ = ("code", "entries", "eager", "limit_hit", "break_reason", "dynamic", "static_only")
 
     def __init__(self, code):
         self.code, self.entries, self.eager, self.limit_hit, self.break_reason = code, [], False, False, None
+        self.dynamic = {}          # source -> dims made dynamic (marked, or after a size change)
+        self.static_only = False   # a size-generic graph was impossible: no more dynamic tries
 
 
 _CACHE: dict = {}        # id(code) -> _CodeCache (the cache holds the code object alive)
@@ -70,7 +75,8 @@ def _where(code) -> str:
 class CompiledFunction:
     """``fn`` compiled on first call per guard set; behaves like ``fn`` (also as a method)."""
 
-    def __init__(self, fn, backend, *, fullgraph=False, recompile_limit=None, own_code=False):
+    def __init__(self, fn, backend, *, fullgraph=False, recompile_limit=None, own_code=False,
+                 dynamic=None):
         if own_code:  # a code object of its own, so its cache is not shared with other wrappers
             fn = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__,
                                     fn.__defaults__, fn.__closure__)
@@ -80,6 +86,7 @@ class CompiledFunction:
         self._backend = backend
         self._fullgraph = fullgraph
         self._recompile_limit = recompile_limit
+        self._dynamic = dynamic
         code = self._code
         self._fast_names = code.co_varnames[:code.co_argcount] \
             if not (code.co_flags & 0x0C) and not code.co_kwonlyargcount else None
@@ -136,6 +143,11 @@ class CompiledFunction:
             reason = bad[0] if bad else "backend changed"
             _log_recompiles.info("Recompiling function %s in %s\n    triggered by the following "
                                  "guard failure(s):\n    - %s", fn.__name__, _where(self._code), reason)
+            if reason.startswith("L['___stack") and " is ___c" in reason:
+                # a resume function given a fresh object each call (a dict view, an iterator):
+                # recompiling would not converge, so it runs eagerly from now on
+                cc.eager, cc.break_reason = True, f"resume argument changes identity: {reason}"
+                return fn(*args, **kwargs)
         limit = self._recompile_limit or config.recompile_limit
         if cc.limit_hit or len(cc.entries) >= limit or \
                 _state["total"] >= config.accumulated_recompile_limit:
@@ -147,15 +159,18 @@ class CompiledFunction:
                               "Calls that miss the cache now run eagerly.", stacklevel=3)
             return fn(*args, **kwargs)
         try:
-            entry = convert_frame(fn, L, self._backend, fullgraph=self._fullgraph)
+            entry = self._convert(cc, L, reason)
         except Unsupported as e:
             where = getattr(e, "msg_where", _where(self._code))
             _notify("break", (fn, e.msg, where))
             if self._fullgraph:
                 raise
-            _log_breaks.info("Graph break: %s (at %s); %s runs eagerly", e.msg, where, fn.__name__)
-            cc.eager, cc.break_reason = True, e.msg
-            return fn(*args, **kwargs)
+            entry = self._resume_entry(cc, L, e)
+            if entry is None:
+                _log_breaks.info("Graph break: %s (at %s); %s runs eagerly", e.msg, where, fn.__name__)
+                cc.eager, cc.break_reason = True, e.msg
+                return fn(*args, **kwargs)
+            _log_breaks.info("Graph break: %s (at %s); %s resumes after it", e.msg, where, fn.__name__)
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ == "BackendCompilerFailed":
                 raise
@@ -168,12 +183,77 @@ class CompiledFunction:
             _log_breaks.info("Graph break: %s; %s runs eagerly", msg, fn.__name__)
             cc.eager, cc.break_reason = True, msg
             return out
+        self._install(cc, entry)
+        return entry.run(L, G, C)
+
+    def _dynamic_dims(self, cc, L, reason) -> dict:
+        """{source: dims} to leave unguarded: marked, ``dynamic=True``, or changed in size alone
+        since the latest entry (automatic dynamic)."""
+        fn = self._fn
+        if self._dynamic is False or cc.static_only:
+            return {}
+        dyn = {k: set(v) for k, v in cc.dynamic.items()}
+        for src, dims in _dyn.requested(L, self._dynamic is True).items():
+            dyn.setdefault(src, set()).update(dims)
+        if cc.entries and reason is not None:
+            entry0 = cc.entries[0]
+            changed = _dyn.size_only_change(getattr(entry0, "input_meta", {}),
+                                            entry0.guards.failures(L, fn.__globals__,
+                                                                   fn.__closure__ or ()), L)
+            for src, dims in (changed or {}).items():
+                dyn.setdefault(src, set()).update(dims)
+                _log_dynamic.info("automatic dynamic: %s dims %s of %s", fn.__name__,
+                                  sorted(dims), src)
+        return {s: d for s, d in dyn.items() if _dyn.is_argument(L, s)}
+
+    def _convert(self, cc, L, reason):
+        """Capture this frame; dims marked dynamic, or whose size alone caused the recompile,
+        are left unguarded when the graph is size-generic (``dynamic_shapes``)."""
+        fn, backend = self._fn, self._backend
+        self._pending_dynamic = dyn = self._dynamic_dims(cc, L, reason)
+        if dyn:
+            try:
+                entry = convert_frame(fn, L, backend, fullgraph=self._fullgraph, dynamic=dyn,
+                                      check=_dyn.generic_check(fn, L, dyn, trace_to_graph))
+                cc.dynamic = dyn
+                return entry
+            except _dyn.NotSizeGeneric as e:
+                _log_dynamic.info("%s; sizes stay static", e)
+                cc.static_only = True
+                self._pending_dynamic = {}
+        return convert_frame(fn, L, backend, fullgraph=self._fullgraph)
+
+    def _resume_entry(self, cc, L, err):
+        """A cache entry that compiles the frame up to the break and resumes after it, or None."""
+        if not config.resume_on_graph_break:
+            return None
+        dyn = getattr(self, "_pending_dynamic", None)
+        try:
+            if dyn:
+                try:
+                    entry = convert_with_break(self._fn, L, self._backend, err, wrap=_wrap_resume,
+                                               dynamic=dyn)
+                    cc.dynamic = dyn
+                    return entry
+                except _dyn.NotSizeGeneric as e:
+                    _log_dynamic.info("%s; sizes stay static", e)
+                    cc.static_only = True
+            return convert_with_break(self._fn, L, self._backend, err, wrap=_wrap_resume)
+        except Unsupported as e2:
+            _log_breaks.info("cannot resume after the break in %s: %s", self._fn.__name__, e2.msg)
+            return None
+
+    def _install(self, cc, entry):
+        fn = self._fn
         cc.entries.insert(0, entry)
         _state["total"] += 1
         _notify("graph", (fn, entry))
         _log_guards.info("GUARDS for %s:\n%s", fn.__name__, "\n".join(entry.guards.lines))
         _log_code.info("graph for %s:\n%s", fn.__name__, entry.gm.code)
-        return entry.run(L, G, C)
+
+
+def _wrap_resume(fn, backend):
+    return CompiledFunction(fn, backend)
 
 
 def _call_module(self, *args, **kwargs):
@@ -227,19 +307,20 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
         return model
     if isinstance(model, Module):
         compiled = CompiledFunction(_call_module, backend_fn, fullgraph=fullgraph,
-                                    recompile_limit=recompile_limit, own_code=True)
+                                    recompile_limit=recompile_limit, own_code=True, dynamic=dynamic)
         return OptimizedModule(model, compiled)
     if not callable(model):
         raise RuntimeError("compile() expects a callable or an nn.Module")
     if isinstance(model, types.MethodType):
         inner = CompiledFunction(model.__func__, backend_fn, fullgraph=fullgraph,
-                                 recompile_limit=recompile_limit)
+                                 recompile_limit=recompile_limit, dynamic=dynamic)
         return types.MethodType(inner, model.__self__)
     if not isinstance(model, types.FunctionType):
         model_call = model.__call__
         return compile(model_call, fullgraph=fullgraph, backend=backend,
                        recompile_limit=recompile_limit)
-    return CompiledFunction(model, backend_fn, fullgraph=fullgraph, recompile_limit=recompile_limit)
+    return CompiledFunction(model, backend_fn, fullgraph=fullgraph, recompile_limit=recompile_limit,
+                            dynamic=dynamic)
 
 
 def compile_module_forward(module, *args, **kwargs):

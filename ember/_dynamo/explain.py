@@ -63,7 +63,8 @@ def explain(f, *extra_args, **extra_kwargs):
 
         def listen(event, payload):
             if event == "graph":
-                entries.append(payload[1])
+                if payload[1].op_count:   # as torch: a graph without ops is not a graph
+                    entries.append(payload[1])
             else:
                 _, msg, where = payload
                 out.break_reasons.append(BreakReason(msg, [where]))

@@ -37,6 +37,7 @@ class GuardSet:
         self.consts = {}        # name -> object referenced by the expressions
         self._seen = set()
         self._names = {}        # id(obj) -> const name (objects are kept alive by consts)
+        self.dynamic = {}       # source -> dims whose size is not guarded (dynamic shapes)
 
     @property
     def lines(self) -> list:
@@ -91,6 +92,16 @@ class GuardSet:
         """Type, dtype, device (cpu: a NumPy buffer), requires_grad, sizes and strides."""
         d = t._data
         tc, dc = self._const(type(t)), self._const(t.dtype)
+        dims = self.dynamic.get(source)
+        if dims and t.is_contiguous():
+            # dynamic dims: any size but 0 (empty tensors stay specialised), contiguous layout
+            shape = " and ".join(f"___d.shape[{i}] != 0" if i in dims else f"___d.shape[{i}] == {n}"
+                                 for i, n in enumerate(d.shape))
+            self.add(f"type(___t := {source}) is {tc} and ___t._dtype is {dc} and "
+                     f"___t._requires_grad is {bool(t.requires_grad)} and "
+                     f"(___d := ___t._data) is not None and ___d.ndim == {d.ndim} and {shape} and "
+                     f"___t.is_contiguous()", kind="tensor")
+            return
         self.add(f"type(___t := {source}) is {tc} and ___t._dtype is {dc} and "
                  f"___t._requires_grad is {bool(t.requires_grad)} and "
                  f"(___d := ___t._data) is not None and ___d.shape == {tuple(d.shape)!r} and "

@@ -149,7 +149,13 @@ class OutputGraph:
                                                          types.ModuleType)):
             # ember's namespace, builtins, classes and modules: pinned by identity where read
             if source is not None and guarded and not _is_ember_object(value):
-                g.identity(source, value)
+                owner = getattr(value, "__self__", None)
+                if isinstance(value, types.BuiltinMethodType) and owner is not None and \
+                        not isinstance(owner, types.ModuleType):
+                    # a bound builtin method (d.values) is a new object per read: pin its owner
+                    g.identity(f"{source}.__self__", owner)
+                else:
+                    g.identity(source, value)
             return ObjectVT(value, source)
         if isinstance(value, types.FunctionType):
             if source is not None and guarded:

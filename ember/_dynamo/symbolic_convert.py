@@ -27,6 +27,7 @@ from .variables import (NULL, CellVT, ConstVT, CtxVT, DictVT, IteratorVT, ListVT
                         ObjectVT, SetVT, SliceVT, TensorVT, TupleVT, VT)
 
 _DONE = object()
+_STOPPED = object()   # run() reached ``stop_at`` (the start of a graph break)
 _CODE_CACHE = {}
 
 
@@ -39,6 +40,8 @@ def instructions_of(code):
 
 class Translator(CallRules):
     """Executes one frame (the compiled function, or an inlined callee) symbolically."""
+
+    stop_at = None   # root only: stop before this instruction index (a graph break's start)
 
     def __init__(self, code, f_locals: dict, cells: dict, output: OutputGraph, f_globals: dict,
                  globals_source: str, parent=None):
@@ -71,6 +74,8 @@ class Translator(CallRules):
     def run(self):
         counter = self.root()
         while True:
+            if self.ip == self.stop_at:
+                return _STOPPED
             ins = self.instructions[self.ip]
             self.ip += 1
             self.current = ins
@@ -88,6 +93,8 @@ class Translator(CallRules):
                     e.located = True
                     e.msg_where = self.where()
                     e.args = (f"{e.msg} (at {self.where()})",)
+                if self.parent is None and not hasattr(e, "break_index"):
+                    e.break_index = self.ip - 1   # the root frame's instruction that broke
                 raise
 
     def push(self, v):
@@ -461,10 +468,11 @@ class ExitVT(VT, CtxExitLike):
         self.ctx = ctx
 
 
-def trace_function(fn, f_locals: dict, *, output: OutputGraph | None = None):
+def trace_function(fn, f_locals: dict, *, output: OutputGraph | None = None, stop_at=None):
     """Trace ``fn``'s code with ``f_locals`` (real values, wrapped with ``L[...]`` sources).
 
-    Returns (output graph, tracker of the return value).
+    Returns (output graph, tracker of the return value); with ``stop_at`` (an instruction index)
+    tracing stops before that instruction and the second item is the translator (its state).
     """
     code = fn.__code__
     output = output or OutputGraph(fn.__globals__, fn.__closure__)
@@ -474,5 +482,10 @@ def trace_function(fn, f_locals: dict, *, output: OutputGraph | None = None):
         cell = fn.__closure__[i]
         cells[name] = output.wrap(cell, f"C[{i}]")
     tx = Translator(code, locals_vt, cells, output, fn.__globals__, "G")
+    tx.stop_at = stop_at
     ret = tx.run()
+    if stop_at is not None:
+        if ret is not _STOPPED:
+            raise Unsupported("the frame returned before reaching its graph break")
+        return output, tx
     return output, ret
