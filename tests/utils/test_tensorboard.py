@@ -91,7 +91,7 @@ def test_add_scalars_run_directories_like_torch(tmp_path):
     """add_scalars writes each tag to the run ``<main_tag>_<tag>`` ('/' in main_tag -> '_'), with the
     scalar named main_tag, as torch's SummaryWriter (issue 17: ember wrote ``grp/a``)."""
     import os
-    torch_tb = pytest.importorskip("torch.utils.tensorboard")
+    import torch.utils.tensorboard as torch_tb  # the tensorboard package is in the test extra
     layouts = []
     for lib_writer, sub in ((torch_tb.SummaryWriter, "torch"), (SummaryWriter, "ember")):
         d = tmp_path / sub
