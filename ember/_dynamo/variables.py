@@ -37,8 +37,8 @@ class NullVT(VT):
 NULL = NullVT()
 
 
-class ConstVT(VT):
-    """An immutable Python value (None, bool, int, float, str, range, dtype, device, slice ...)."""
+class _ValueVT(VT):
+    """A tracker holding a real Python value that the graph uses as a constant."""
 
     def __init__(self, value, source=None):
         self.value, self.source = value, source
@@ -48,6 +48,10 @@ class ConstVT(VT):
 
     def as_python_constant(self):
         return self.value
+
+
+class ConstVT(_ValueVT):
+    """An immutable Python value (None, bool, int, float, str, range, dtype, device, slice ...)."""
 
     def __repr__(self):
         return f"ConstVT({self.value!r})"
@@ -181,17 +185,8 @@ class CellVT(VT):
         self.contents, self.real, self.source = contents, real, source
 
 
-class ObjectVT(VT):
+class ObjectVT(_ValueVT):
     """A real object used as is (ember functions, builtins, classes, Python modules)."""
-
-    def __init__(self, value, source=None):
-        self.value, self.source = value, source
-
-    def is_const(self):
-        return True
-
-    def as_python_constant(self):
-        return self.value
 
     def __repr__(self):
         return f"ObjectVT({getattr(self.value, '__name__', type(self.value).__name__)})"

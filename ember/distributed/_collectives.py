@@ -142,6 +142,17 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     return reduce_scatter_single(output, input, op, group, async_op)
 
 
+def _check_root_list(op, arg, role, pg, root, tensor, tensors):
+    """gather/scatter: the root passes one tensor per rank of ``tensor``'s dtype; others pass none."""
+    if pg.rank() == root:
+        _check_list(tensors, arg)
+        if len(tensors) != pg.size():
+            raise ValueError(f"{op}: {arg} has {len(tensors)} tensors, the group has {pg.size()} ranks")
+        _same_dtype(op, tensor, *tensors)
+    elif tensors:
+        raise ValueError(f"Argument ``{arg}`` must NOT be specified on non-{role} ranks.")
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Rank ``dst`` receives every rank's ``tensor`` in ``gather_list`` (None elsewhere)."""
     _check_tensor(tensor, "tensor")
@@ -149,13 +160,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if not_member(pg, "gather"):
         return None
     root = group_rank_of(pg, dst, group_dst, "dst")
-    if pg.rank() == root:
-        _check_list(gather_list, "gather_list")
-        if len(gather_list) != pg.size():
-            raise ValueError(f"gather: gather_list has {len(gather_list)} tensors, the group has {pg.size()} ranks")
-        _same_dtype("gather", tensor, *gather_list)
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    _check_root_list("gather", "gather_list", "destination", pg, root, tensor, gather_list)
     return _finish(pg.gather(list(gather_list or []), tensor, root), async_op)
 
 
@@ -166,13 +171,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if not_member(pg, "scatter"):
         return None
     root = group_rank_of(pg, src, group_src, "src")
-    if pg.rank() == root:
-        _check_list(scatter_list, "scatter_list")
-        if len(scatter_list) != pg.size():
-            raise ValueError(f"scatter: scatter_list has {len(scatter_list)} tensors, the group has {pg.size()} ranks")
-        _same_dtype("scatter", tensor, *scatter_list)
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    _check_root_list("scatter", "scatter_list", "source", pg, root, tensor, scatter_list)
     return _finish(pg.scatter(tensor, list(scatter_list or []), root), async_op)
 
 
