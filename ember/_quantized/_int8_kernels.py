@@ -93,3 +93,16 @@ def dynamic_linear(a, w, wscale, bias, has_bias, relu, qmax, out):  # pragma: no
                 v = 0.0
             out[i, r] = np.float32(v)
     return scale
+
+
+@njit(cache=True, nogil=True)
+def quantize_per_tensor(a, inv, zp, lo, hi, out):  # pragma: no cover - compiled
+    """``out = clip(rint(float32(a * inv + zp)), lo, hi)`` over flat arrays in one pass: the float64
+    product and sum rounded once to float32, then half-to-even, exactly as the NumPy path."""
+    for i in range(a.size):
+        v = np.rint(np.float32(np.float64(a[i]) * inv + zp))
+        if v < lo:
+            v = lo
+        elif v > hi:
+            v = hi
+        out[i] = v

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import wrap
+from .._primitives.pooling import pool_out_size
 from .._tensor import Tensor
 from ..nn import functional as F
 from ..overrides import DisableTorchFunctionSubclass
@@ -121,6 +122,51 @@ def _integer_domain(fn, name):
             raise _no_kernel(name + "_with_indices")
         y = fn(wrap(input._data.astype(np.float32)), *args, **kwargs)._data
         return make_qtensor(y.astype(input._data.dtype), input._dtype, input._q)
+    kernel.__name__ = name
+    return kernel
+
+
+def _tuple(v, nd):
+    return tuple(int(e) for e in v) if isinstance(v, (tuple, list)) else (int(v),) * nd
+
+
+def _integer_max_pool(fn, name, nd):
+    """Max pooling straight on the stored integers (max commutes with the affine map, so this is
+    exact and keeps the input's qparams): one ``np.maximum`` per kernel offset over strided slices,
+    padding with the integer type's minimum. Unusual arguments go through float ``fn``, which also
+    raises torch's errors for bad ones."""
+    slow = _integer_domain(fn, name)
+
+    def kernel(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+        _per_tensor(input, name)
+        x = input._data
+        try:
+            k = _tuple(kernel_size, nd)
+            s = _tuple(stride, nd) if stride not in (None, (), []) else k
+            p, d = _tuple(padding, nd), _tuple(dilation, nd)
+        except (TypeError, ValueError):
+            k = None
+        if (return_indices or k is None or x.ndim not in (nd + 1, nd + 2) or
+                not all(len(t) == nd for t in (k, s, p, d)) or min(k + s + d) < 1 or
+                any(2 * pi > ki for pi, ki in zip(p, k))):
+            return slow(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+        sizes = x.shape[-nd:]
+        outs = [pool_out_size(n, ki, si, pi, di, ceil_mode) for n, ki, si, pi, di in zip(sizes, k, s, p, d)]
+        if min(outs) < 1:
+            return slow(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+        extra = [max(0, (o - 1) * si + di * (ki - 1) + 1 - (n + 2 * pi))
+                 for o, n, ki, si, pi, di in zip(outs, sizes, k, s, p, d)]
+        if any(p) or any(extra):
+            lead = [(0, 0)] * (x.ndim - nd)
+            x = np.pad(x, lead + [(pi, pi + e) for pi, e in zip(p, extra)],
+                       constant_values=np.iinfo(x.dtype).min)
+        out = None
+        for offs in np.ndindex(*k):
+            v = x[(Ellipsis,) + tuple(slice(o * di, o * di + (n - 1) * si + 1, si)
+                                      for o, di, n, si in zip(offs, d, outs, s))]
+            out = v.copy() if out is None else np.maximum(out, v, out=out)
+        return make_qtensor(out, input._dtype, input._q)
     kernel.__name__ = name
     return kernel
 
@@ -410,8 +456,8 @@ def _register():
     k = QTensor.KERNELS
     for name in _GEOMETRY:
         k[name] = _geometry(name)
-    for name, fn in (("max_pool2d", F.max_pool2d), ("max_pool1d", F.max_pool1d)):
-        k[name] = _integer_domain(fn, name)
+    for name, fn, nd in (("max_pool2d", F.max_pool2d, 2), ("max_pool1d", F.max_pool1d, 1)):
+        k[name] = _integer_max_pool(fn, name, nd)
     k["relu"] = _q_relu
     for name, fn in (("relu6", F.relu6), ("hardtanh", F.hardtanh),
                      ("adaptive_avg_pool2d", F.adaptive_avg_pool2d), ("avg_pool2d", F.avg_pool2d),

@@ -57,3 +57,35 @@ def test_dynamic_linear_small_batch_matches_torch(batch):
     ty = tq_m(torch.from_numpy(x)).detach().numpy()
     ey = eq_m(ember.from_numpy(x)).numpy()
     np.testing.assert_allclose(ey, ty, rtol=1e-5, atol=1e-5)
+
+
+def _pool_cases():
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        nd = int(rng.integers(1, 3))
+        k = tuple(int(v) for v in rng.integers(1, 4, nd))
+        s = tuple(int(v) for v in rng.integers(1, 4, nd))
+        p = tuple(int(rng.integers(0, ki // 2 + 1)) for ki in k)
+        d = tuple(int(v) for v in rng.integers(1, 3, nd))
+        batched = bool(rng.integers(0, 2))
+        yield nd, k, s, p, d, bool(rng.integers(0, 2)), batched
+
+
+@pytest.mark.parametrize("case", list(_pool_cases()))
+def test_integer_max_pool_matches_torch(case):
+    nd, k, s, p, d, ceil_mode, batched = case
+    shape = ((2,) if batched else ()) + (3,) + (9,) * nd
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    fn = "max_pool2d" if nd == 2 else "max_pool1d"
+    try:
+        ty = getattr(torch.nn.functional, fn)(
+            torch.quantize_per_tensor(torch.from_numpy(x), 0.05, 7, torch.quint8), k, s, p, d, ceil_mode)
+    except RuntimeError as err:
+        with pytest.raises(RuntimeError):
+            getattr(ember.nn.functional, fn)(
+                ember.quantize_per_tensor(ember.from_numpy(x), 0.05, 7, ember.quint8), k, s, p, d, ceil_mode)
+        return
+    ey = getattr(ember.nn.functional, fn)(
+        ember.quantize_per_tensor(ember.from_numpy(x), 0.05, 7, ember.quint8), k, s, p, d, ceil_mode)
+    np.testing.assert_array_equal(ey.int_repr().numpy(), ty.int_repr().numpy())
+    assert (ey.q_scale(), ey.q_zero_point()) == (ty.q_scale(), ty.q_zero_point())
