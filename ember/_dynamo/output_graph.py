@@ -67,6 +67,8 @@ class OutputGraph:
         self.float_inputs = 0
         self.pending_globals = {}    # (id(globals), name) -> tracker written by STORE_GLOBAL
         self.symbols = {}            # size symbol name -> (source expression, hint, placeholder)
+        self.symbol_dims = {}        # size symbol name -> (tensor source, dim)
+        self.specialized = set()     # symbols the capture needed as fixed values
 
     # ------------------------------------------------------------------ placeholders
     def _placeholder(self, source: str, example):
@@ -78,10 +80,12 @@ class OutputGraph:
         self.inputs.append((source, example))
         return node
 
-    def _size_symbol(self, source: str, hint: int) -> Expr:
+    def _size_symbol(self, tensor_source: str, dim: int, hint: int) -> Expr:
         """A new size symbol ``s<k>`` read from ``source`` at call time (a placeholder printed as
         ``s0: "Sym(s0)"``; placed before its tensor's placeholder, as torch does)."""
         name = f"s{len(self.symbols)}"
+        source = f"{tensor_source}.size({dim})"
+        self.symbol_dims[name] = (tensor_source, dim)
         node = self.graph.placeholder(name, type_expr=SymAnnotation(name))
         self.inputs.append((source, hint))
         self._placeholder_names.add(name)
@@ -131,7 +135,7 @@ class OutputGraph:
                 raise Unsupported("meta tensors as compiled inputs")
             g.tensor(source, value)
             dims = sorted(g.dynamic.get(source, ()))
-            syms = {i: self._size_symbol(f"{source}.size({i})", int(value.shape[i])) for i in dims}
+            syms = {i: self._size_symbol(source, i, int(value.shape[i])) for i in dims}
             node = self._placeholder(source, value)
             vt = TensorVT(node, fake_of(value), source, type(value))
             if syms:

@@ -78,7 +78,9 @@ def numel_of(tx, t: TensorVT):
 
 # ---------------------------------------------------------------------- decisions
 def specialize(tx, vt: SymIntVT) -> ConstVT:
-    """The size as a plain int, guarded to stay that value."""
+    """The size as a plain int. Its symbols are marked specialised: the capture is redone with
+    those dims static (``dynamic_shapes.Respecialize``); the guard keeps this one exact meanwhile."""
+    tx.output.specialized |= vt.expr.symbols()
     tx.output.guards.add(f"{render(vt.expr, tx.output.sources())} == {vt.value}")
     return ConstVT(vt.value)
 
@@ -164,9 +166,9 @@ def _moved_meta(tx, vt, env):
     if isinstance(vt, TensorVT):
         if vt.sym is None:
             return vt.meta
-        if any(e is None for e in vt.sym):
-            raise _CannotMove
-        shape = [evaluate(e, env) for e in vt.sym]
+        # a dim inference could not follow keeps its size: results that depend on it come out
+        # static or unknown, and reading such a size is checked by the size-generic re-trace
+        shape = [n if e is None else evaluate(e, env) for e, n in zip(vt.sym, vt.meta.shape)]
         if min(shape, default=1) < 0:
             raise _CannotMove
         strides, acc = [0] * len(shape), 1
@@ -208,11 +210,14 @@ def _result_vts(vt) -> list:
 def propagate(tx, meta_fn, args, kwargs, out, result) -> None:
     """Set ``sym`` on the tensors of ``result`` (the trackers of ``out``, the meta results at the
     hints) when the inputs hold symbolic sizes."""
-    syms = set()
+    syms, blind = set(), set()
     for a in list(args) + list(kwargs.values()):
         _symbols_in(a, syms)
+        _blind_in(a, blind)
     if not syms:
         return
+    # sizes inference lost track of may hide a constraint of this op on their symbols: fix those
+    tx.output.specialized |= blind
     targets = _result_vts(result)
     base = _tensors(out)
     if not targets or len(targets) != len(base):
@@ -220,31 +225,50 @@ def propagate(tx, meta_fn, args, kwargs, out, result) -> None:
     hints = tx.output.hints()
 
     def run(env):
+        """Result tensors at ``env``; None when the op refuses those sizes."""
+        m_args = [_moved_meta(tx, a, env) for a in args]   # _CannotMove: no inference at all
+        m_kwargs = {k: _moved_meta(tx, v, env) for k, v in kwargs.items()}
         try:
-            m_args = [_moved_meta(tx, a, env) for a in args]
-            m_kwargs = {k: _moved_meta(tx, v, env) for k, v in kwargs.items()}
             got = _tensors(meta_fn(*m_args, **m_kwargs))
         except Unsupported:
             raise
         except Exception:
             return None
-        return got if len(got) == len(base) else None
+        return got if len(got) == len(base) and all(
+            g.ndim == m.ndim for g, m in zip(got, base)) else None
 
-    moved = {}
-    for s in sorted(syms):
-        moved[s] = run(dict(hints, **{s: hints[s] + _STEP}))
-    joint_env = {k: v + _JOINT if k in syms else v for k, v in hints.items()}
-    joint = run(joint_env)
+    moved, fixed = {}, set()
+    try:
+        for s in sorted(syms):
+            r = run(dict(hints, **{s: hints[s] + _STEP}))
+            if r is None:  # the op accepts only this size (a conv's channels ...): fix it
+                fixed.add(s)
+            else:
+                moved[s] = r
+        joint_env = {k: v + _JOINT if k in moved else v for k, v in hints.items()}
+        joint = run(joint_env) if moved else base
+    except _CannotMove:
+        return
+    tx.output.specialized |= fixed
+    if joint is None:
+        return
     for k, (vt, m) in enumerate(zip(targets, base)):
-        dims = []
-        for i, v0 in enumerate(m.shape):
-            ok = joint is not None and all(r is not None and r[k].ndim == m.ndim for r in moved.values()) \
-                and joint[k].ndim == m.ndim
-            if not ok:
-                dims.append(None)
-                continue
-            e = fit_linear(v0, hints, {s: r[k].shape[i] for s, r in moved.items()}, _STEP,
-                           joint[k].shape[i], joint_env)
-            dims.append(e)
+        dims = tuple(fit_linear(v0, hints, {s: r[k].shape[i] for s, r in moved.items()}, _STEP,
+                                joint[k].shape[i], joint_env) for i, v0 in enumerate(m.shape))
         if any(not isinstance(d, int) for d in dims):
-            vt.sym = tuple(dims)
+            vt.sym = dims
+            if any(d is None for d in dims):
+                vt.sym_blind = frozenset(moved)
+
+
+def _blind_in(vt, out: set) -> set:
+    """Symbols behind dims of ``vt``'s tensors that inference could not express."""
+    if isinstance(vt, TensorVT):
+        out |= getattr(vt, "sym_blind", frozenset())
+    elif isinstance(vt, (ListVT, TupleVT)):
+        for i in vt.items:
+            _blind_in(i, out)
+    elif isinstance(vt, DictVT):
+        for i in vt.items.values():
+            _blind_in(i, out)
+    return out

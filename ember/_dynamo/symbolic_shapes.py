@@ -257,4 +257,18 @@ def fit_linear(v0: int, hints: dict, moved: dict, step: int, joint, joint_env: d
     e = Expr.const(v0 - sum(c * hints[s] for s, c in coeffs.items()))
     for s, c in coeffs.items():
         e = e + c * Expr.symbol(s)
-    return e if e.eval(joint_env) == joint else None
+    if e.eval(joint_env) == joint:
+        return e
+    # not linear: a product of the moving symbols times a constant (a flatten of dynamic dims)
+    prod = 1
+    for s in coeffs:
+        prod *= hints[s]
+    if prod and v0 % prod == 0:
+        e = Expr.const(v0 // prod)
+        for s in coeffs:
+            e = e * Expr.symbol(s)
+        env = dict(hints)
+        if all(e.eval(dict(env, **{s: hints[s] + step})) == v for s, v in moved.items()) \
+                and e.eval(joint_env) == joint:
+            return e
+    return None
