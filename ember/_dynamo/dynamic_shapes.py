@@ -1,11 +1,13 @@
 """Dynamic dims: ``mark_dynamic`` ahead of time, and automatic dynamic after a size-only recompile.
 
 A dynamic dim is left out of the input's guard (any size but 0: empty tensors stay specialised;
-the input must be contiguous). ember does not trace symbolic sizes yet, so a graph is reused for
-other sizes only when it is *size-generic*: the frame is traced a second time with those dims
-changed, and the graph code, the return/side-effect code and the guards must be identical (a
-size read into Python, e.g. ``x.shape[0]`` used as a number, makes them differ and the dims
-stay static). Only arguments (``L['x']``, ``L['args'][0]``) become dynamic.
+the input must be contiguous) and becomes a size symbol (``s0``: see ``symbolic_shapes`` and
+``shape_rules``). Sizes read into Python are symbolic; a dim the capture needs as a fixed value (a
+size used as a plain int, or one an op accepts only at its current value, like a conv's channels)
+is dropped and the frame captured again (``Respecialize``). As a last check the frame is traced a
+second time with the remaining dims one larger, and the graph code, the return/side-effect code
+and the guards must be identical (else the dims stay static). Only arguments (``L['x']``,
+``L['args'][0]``) become dynamic.
 
 Example:
     >>> import ember
