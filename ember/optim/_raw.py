@@ -25,6 +25,7 @@ from .._dispatch import MODES
 from .._dispatch_inplace import WRITE_HOOKS
 from .._primitives import pointwise as P
 from .._tensor_base import TensorBase
+from .._tensor_methods.pointwise_math import view_as_real
 from ..overrides import PLAIN_TYPES
 
 __all__ = ["ArrayOps", "TensorOps", "run_update"]
@@ -37,7 +38,7 @@ class TensorOps:
 
     @staticmethod
     def real(t):
-        return t.view_as_real() if t.is_complex() else t
+        return view_as_real(t) if t.is_complex() else t
 
     @staticmethod
     def count_step(step_t) -> float:

@@ -16,6 +16,7 @@ from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from ._flat import flat_bucket
+from .._tensor_methods.pointwise_math import view_as_real
 from ._raw import run_update
 from .optimizer import (
     Optimizer,
@@ -239,7 +240,7 @@ def _adam_update(K, p, grad, state: dict, group: dict) -> None:
 
 
 def _as_real(t: Tensor) -> Tensor:
-    return t.view_as_real()
+    return view_as_real(t)
 
 
 def _same(t: Tensor) -> Tensor:
