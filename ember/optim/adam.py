@@ -15,8 +15,8 @@ from __future__ import annotations
 from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
-from ._flat import flat_bucket
 from .._tensor_methods.pointwise_math import view_as_real
+from ._flat import flat_bucket
 from ._raw import run_update
 from .optimizer import (
     Optimizer,

@@ -142,9 +142,14 @@ def test_other_params_take_the_tensor_path(make):
     assert _raw._arrays(p, p.grad, opt.state[p], opt.param_groups[0]) is None
 
 
+@pytest.mark.parametrize("foreach", [False, True], ids=["single", "foreach"])
 @pytest.mark.parametrize("name, cfg", [("Adam", dict(amsgrad=True, weight_decay=0.1)), ("AdamW", {}),
-                                       ("SGD", dict(momentum=0.9)), ("RMSprop", dict(centered=True, momentum=0.5))])
-def test_complex_params_match_torch(name, cfg):
+                                       ("SGD", dict(momentum=0.9)), ("RMSprop", dict(centered=True, momentum=0.5)),
+                                       ("Adagrad", {}), ("ASGD", {}), ("Adamax", {}), ("NAdam", {}),
+                                       ("RAdam", {}), ("Adadelta", {})])
+def test_complex_params_match_torch(name, cfg, foreach):
+    """Complex parameters take the Tensor path, stepping their (real, imag) pairs as torch does."""
+    cfg = dict(cfg, foreach=foreach)
     rng = np.random.default_rng(2)
     init = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
     grads = [rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2)) for _ in range(10)]
