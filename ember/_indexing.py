@@ -175,6 +175,15 @@ def getitem(t, index):
             b = t._base  # NumPy clamps a slice exactly as ``slice.indices`` does
             return new_tensor(_TENSOR_CLASS[0], d[index], t._dtype, None, t if b is None else b, None,
                               t._vc or t._version_cell())
+    elif ti is tuple and type(t) in PLAIN_TYPES and index:
+        # ``t[i, j]``, ``t[:, k]``...: ints and int slices only; outside autograd and modes the view
+        # NumPy's basic indexing gives is the one the chain of select/slice views ends at
+        d = t._data
+        if d is not None and len(index) <= d.ndim and _basic_tuple(index, d.shape) \
+                and not ((t._requires_grad and STATE.enabled) or (_any_mode[0] and MODES.stack)):
+            b = t._base
+            return new_tensor(_TENSOR_CLASS[0], d[index + (Ellipsis,)], t._dtype, None,
+                              t if b is None else b, None, t._vc or t._version_cell())
     index = _normalize(index, t)
     index = _expand_ellipsis(index, t.dim())
     view, advanced = _basic_view(t, index)
@@ -182,6 +191,24 @@ def getitem(t, index):
         return view if view is not t else dispatch(V.alias, t)
     from ._indexing_advanced import advanced_getitem
     return advanced_getitem(view, advanced)
+
+
+def _basic_tuple(index: tuple, shape: tuple) -> bool:
+    """Every entry an in-range int or a slice with int (or None) parts and a positive step."""
+    for k, i in enumerate(index):
+        if type(i) is int:
+            n = shape[k]
+            if not -n <= i < n:
+                return False
+        elif type(i) is slice:
+            start, stop, step = i.start, i.stop, i.step
+            if (type(start) is not int and start is not None) or (type(stop) is not int and stop is not None):
+                return False
+            if step is not None and (type(step) is not int or step <= 0):
+                return False
+        else:
+            return False
+    return True
 
 
 def _plain_slice(index: slice) -> bool:

@@ -206,7 +206,9 @@ def test_masked_fill_tensor_value_grad():
 
 # ---- the int / slice fast path of ``x[i]`` and ``x[a:b:c]`` against the general path and torch
 _FAST_INDICES = [0, 2, -1, -4, slice(1, 3), slice(None, 2), slice(1, None), slice(-3, -1), slice(5, 1),
-                 slice(-9, 9), slice(None, None, 2), slice(1, None, 3), slice(0, 4, 1), slice(3, 3)]
+                 slice(-9, 9), slice(None, None, 2), slice(1, None, 3), slice(0, 4, 1), slice(3, 3),
+                 (1, 0), (-1, 1, 0), (slice(None), 1), (2, slice(None, None, 2)), (slice(1, 3), -1, 1),
+                 (0, slice(5, 1))]
 
 
 @pytest.mark.parametrize("index", _FAST_INDICES, ids=str)
@@ -233,7 +235,7 @@ def test_fast_index_equals_general_path_and_torch(index, base_view):
     same(e, t)
 
 
-@pytest.mark.parametrize("index", [1, -2, slice(0, 2), slice(1, None, 2)], ids=str)
+@pytest.mark.parametrize("index", [1, -2, slice(0, 2), slice(1, None, 2), (1, 2), (slice(None), 0)], ids=str)
 def test_fast_index_records_autograd(index):
     a = np.random.default_rng(5).standard_normal((3, 4))
     e, t = pair(a, True)
@@ -257,6 +259,13 @@ def test_fast_index_errors_and_fallbacks():
         ember.tensor(1.)[0]
     same(x[True:2], t[True:2])  # bool slice bounds and np ints take the general path
     same(x[np.int64(1)], t[np.int64(1)])
+    for idx in ((0, 2), (3, 0), (0, 0, 0)):
+        with pytest.raises(IndexError) as ee:
+            x[idx]
+        with pytest.raises(IndexError) as te:
+            t[idx]
+        assert str(ee.value) == str(te.value)
+    assert x[()]._base is x
     assert x[:]._base is x and x[0:]._base is x
     m = ember.zeros(3, 2, device="meta")
     assert m[1].shape == (2,) and m[1:].shape == (2, 2)
