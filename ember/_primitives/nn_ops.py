@@ -486,7 +486,21 @@ def _(grad, a, *, min_val, max_val):
     return grad.where((a > min_val).logical_and(a < max_val), 0)
 
 
-__all__ += ["softplus", "hardtanh"]
+@primitive("hardswish", kind="pointwise", expr="hardswish(a)")
+def hardswish(a):
+    _float_only("hardswish_cpu", a)
+    with np.errstate(invalid="ignore"):  # -inf * 0 is NaN, as in torch
+        return (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+
+@hardswish.derivative
+def _(grad, a):
+    # torch's branches: 0 for x <= -3, x / 3 + 1/2 for x < 3, else 1 (so +inf and NaN give 1)
+    inner = (a / 3 + 0.5).where(a < 3, 1)
+    return grad * inner.where((a <= -3).logical_not(), 0)
+
+
+__all__ += ["softplus", "hardtanh", "hardswish"]
 
 
 @primitive("binary_cross_entropy", kind="pointwise", expr="bce(x, t)")

@@ -312,7 +312,7 @@ hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor  nn.functio
 leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor  nn.functional.leaky_relu
 elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor  nn.functional.elu fixed=scale:1,input_scale:1
 softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor  nn.functional.softplus prim=softplus
-hardswish(Tensor self) -> Tensor  nn.functional.hardswish
+hardswish(Tensor self) -> Tensor  nn.functional.hardswish prim=hardswish
 hardsigmoid(Tensor self) -> Tensor  nn.functional.hardsigmoid
 mish(Tensor self) -> Tensor  nn.functional.mish
 layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor  nn.functional.layer_norm drop=cudnn_enable

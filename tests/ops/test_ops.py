@@ -698,10 +698,8 @@ EDGE_SKIP_FAMILY = {
         "ties": "a constant matrix is singular (rank 1): decompositions are not unique and their "
                 "derivatives undefined; singular matrices have their own entries (det_singular, ...)"},
 }
-# entry -> {edge variant: reason}. "undefined": torch's own result there is unspecified. "KNOWN": ember
-# differs from torch there; found by this check and reported, not fixed yet (issue 17 follow-up).
-_SINGULAR = ("KNOWN: on a singular (zero) matrix ember raises LinAlgError (in backward, or numpy's in "
-             "forward) where torch returns inf/NaN")
+# entry -> {edge variant: reason}: where torch's own result there is undefined (every other edge must
+# match torch).
 _WEIGHTED = ("undefined: inf/NaN inside weighted sums or as sampling coordinates; the accumulation order "
              "decides inf - inf = NaN vs +-inf and a NaN coordinate selects no defined pixel")
 EDGE_SKIP: dict = {
@@ -719,26 +717,11 @@ EDGE_SKIP: dict = {
     "as_strided_scatter": {"finite edges": "torch 2.13's gradient for input is wrong (see its entry)",
                            "specials": "torch 2.13's gradient for input is wrong (see its entry)",
                            "ties": "torch 2.13's gradient for input is wrong (see its entry)"},
-    "clamp_tensor": {"finite edges": "KNOWN: gradient where x equals a tensor bound: ember splits it, torch "
-                                     "gives it all to x"},
-    "max_binary": {"specials": "KNOWN: gradient of maximum where an operand is NaN goes to the other side"},
-    "mvlgamma": {"specials": "KNOWN: ember does not raise torch's domain error for inf/NaN inputs"},
-    "_foreach_sign": {"specials": "KNOWN: sign of NaN differs on the foreach path"},
-    "nn.binary_cross_entropy_with_logits": {"finite edges": "KNOWN: pos_weight gradient at saturated logits"},
-    "nn.kl_div": {"finite edges": "KNOWN: target gradient where the target is 0"},
-    "nn.hardswish": {"specials": "KNOWN: composite gives NaN gradients at +-inf and NaN (torch 0 / 1)"},
-    "renorm": {"specials": "KNOWN: inf/NaN norms"},
-    "linalg.slogdet": {"finite edges": _SINGULAR}, "slogdet": {"finite edges": _SINGULAR},
-    "logdet": {"finite edges": _SINGULAR}, "linalg.cholesky_ex": {"finite edges": _SINGULAR},
-    "linalg.solve_triangular": {"finite edges": _SINGULAR}, "triangular_solve": {"finite edges": _SINGULAR},
-    "cholesky_solve": {"finite edges": _SINGULAR}, "cholesky_solve_upper": {"finite edges": _SINGULAR},
 }
 
 # the specials include the finite edges: the same reasons hold there
-for _name in ("clamp_tensor", "polygamma", "special.polygamma", "polar", "nn.kl_div",
-              "nn.binary_cross_entropy_with_logits"):
+for _name in ("polygamma", "special.polygamma", "polar"):
     EDGE_SKIP[_name].setdefault("specials", EDGE_SKIP[_name]["finite edges"])
-EDGE_SKIP["clamp_tensor"]["ties"] = EDGE_SKIP["clamp_tensor"]["finite edges"]
 
 
 
