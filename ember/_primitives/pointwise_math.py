@@ -32,7 +32,15 @@ def _float_kernel(name, fn):
 def lgamma(a):
     if a.dtype.kind == "c":
         _not_impl("lgamma_vml_cpu", a)
-    return _sp().gammaln(a)
+    return _gammaln(a)
+
+
+def _gammaln(a):
+    """log|Gamma(a)| with torch's value at -inf (+inf: |Gamma| grows without bound; SciPy says -inf)."""
+    out = _sp().gammaln(a)
+    if a.dtype.kind == "f" and np.isneginf(a).any():
+        out = np.where(np.isneginf(a), np.inf, out).astype(out.dtype, copy=False)
+    return out
 
 
 lgamma.derivative(lambda grad, a: grad * a.digamma())
@@ -192,7 +200,7 @@ fmin = _nan_ignoring("fmin", np.fmin, lambda a, b: a <= b)
 def mvlgamma(a, *, p):
     j = np.arange(p, dtype=a.dtype).reshape((p,) + (1,) * a.ndim)
     c = p * (p - 1) / 4 * math.log(_PI)
-    return (np.add.reduce(_sp().gammaln(a - j / 2), axis=0) + c).astype(a.dtype)
+    return (np.add.reduce(_gammaln(a - j / 2), axis=0) + c).astype(a.dtype)
 
 
 @mvlgamma.derivative
