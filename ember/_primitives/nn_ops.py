@@ -520,4 +520,27 @@ def _(grad, input, target):
     return gi, gt
 
 
-__all__ += ["binary_cross_entropy"]
+@primitive("binary_cross_entropy_with_logits", kind="pointwise", expr="bce_logits(x, t, pw)")
+def binary_cross_entropy_with_logits(input, target, pos_weight, *, has_pos_weight=True):
+    """Elementwise ``(1 - t) x + lw softplus(-x)`` with ``lw = (pos_weight - 1) t + 1`` (1 without
+    ``pos_weight``, which is then a 0-d placeholder of ``input``'s dtype and not read)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        sp = np.maximum(-input, 0) + np.log1p(np.exp(-np.abs(input)))  # softplus(-x), stable
+        out = (1 - target) * input + ((pos_weight - 1) * target + 1) * sp if has_pos_weight else \
+            (1 - target) * input + sp
+    return np.asarray(out).astype(np.result_type(input, target, pos_weight), copy=False)
+
+
+@binary_cross_entropy_with_logits.derivative
+def _(grad, input, target, pos_weight, *, has_pos_weight):
+    # torch's closed forms (finite wherever sigmoid is, e.g. at a saturated or zero logit):
+    # d/dx = lw sigmoid(x) - pw t, d/dt = -x - (pw - 1) log_sigmoid(x); pos_weight takes no gradient
+    sig = input.sigmoid()
+    if not has_pos_weight:
+        return grad * (sig - target), grad * -input, None
+    pt = pos_weight * target
+    log_sig = input.clamp(max=0) - (-input.abs()).exp().log1p()
+    return (grad * ((pt + 1 - target) * sig - pt), grad * (-input - (pos_weight - 1) * log_sig), None)
+
+
+__all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits"]

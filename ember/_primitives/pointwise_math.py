@@ -71,7 +71,8 @@ polygamma.derivative(lambda grad, a, *, n: grad * a._op(polygamma, n=n + 1))
 # ----------------------------------------------------------------------------- logs and signs
 @primitive("xlogy", kind="pointwise", promotion="int_to_float", expr="0 if a == 0 else a * log(b)")
 def xlogy(a, b):
-    r = np.multiply(a, np.log(b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.multiply(a, np.log(b))
     return np.where((np.asarray(a) == 0) & ~np.isnan(b), 0, r).astype(r.dtype)
 
 
@@ -85,7 +86,8 @@ def _(grad, a, b):
 
 @primitive("xlog1py", kind="pointwise", promotion="int_to_float", expr="0 if a == 0 else a * log1p(b)")
 def xlog1py(a, b):
-    r = np.multiply(a, np.log1p(b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.multiply(a, np.log1p(b))
     return np.where((np.asarray(a) == 0) & ~np.isnan(b), 0, r).astype(r.dtype)
 
 

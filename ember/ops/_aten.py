@@ -46,6 +46,9 @@ _BY_PRIM: dict = {}
 PRIMITIVES_WITHOUT_ATEN = {
     "binary_cross_entropy": "the elementwise (unweighted, unreduced) loss; aten.binary_cross_entropy "
                             "takes weight and reduction, and its table entry composes this primitive",
+    "binary_cross_entropy_with_logits": "the elementwise (unweighted, unreduced) loss with a flagged "
+                                        "pos_weight placeholder; aten's takes weight and reduction, and "
+                                        "its table entry calls the public function",
     "adaptive_avg_pool_backward": "takes the input's shape; aten's pool backward overloads take the "
                                   "input tensor itself",
     "avg_pool_backward": "takes the input's shape; aten's pool backward overloads take the input",
