@@ -203,6 +203,7 @@ logcumsumexp(Tensor self, int dim) -> Tensor  logcumsumexp prim=logcumsumexp
 kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)  kthvalue prim=kthvalue
 mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)  mode prim=mode
 linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor  linalg.vector_norm prim=linalg_vector_norm
+renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor  renorm prim=renorm
 # views and shape
 view(Tensor(a) self, SymInt[] size) -> Tensor(a)  Tensor.view prim=view
 view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)  Tensor.view prim=view_dtype
