@@ -281,6 +281,7 @@ einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor  :einsum p
 linalg_det(Tensor A) -> Tensor  linalg.det prim=linalg_det
 linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)  linalg.inv_ex prim=linalg_inv_ex
 linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)  linalg.cholesky_ex prim=linalg_cholesky_ex
+cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor  =cholesky_solve
 linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)  linalg.eigh prim=linalg_eigh
 linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)  linalg.qr prim=linalg_qr
 linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)  linalg.slogdet prim=linalg_slogdet
