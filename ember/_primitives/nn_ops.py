@@ -534,13 +534,15 @@ def binary_cross_entropy_with_logits(input, target, pos_weight, *, has_pos_weigh
 @binary_cross_entropy_with_logits.derivative
 def _(grad, input, target, pos_weight, *, has_pos_weight):
     # torch's closed forms (finite wherever sigmoid is, e.g. at a saturated or zero logit):
-    # d/dx = lw sigmoid(x) - pw t, d/dt = -x - (pw - 1) log_sigmoid(x); pos_weight takes no gradient
+    # d/dx = lw sigmoid(x) - pw t, d/dt = log_sigmoid(-x) - pw log_sigmoid(x) (= -x without
+    # pos_weight; this form is the one finite at x = -inf); pos_weight takes no gradient
     sig = input.sigmoid()
     if not has_pos_weight:
         return grad * (sig - target), grad * -input, None
     pt = pos_weight * target
-    log_sig = input.clamp(max=0) - (-input.abs()).exp().log1p()
-    return (grad * ((pt + 1 - target) * sig - pt), grad * (-input - (pos_weight - 1) * log_sig), None)
+    soft = (-input.abs()).exp().log1p()
+    log_sig, log_sig_neg = input.clamp(max=0) - soft, (-input).clamp(max=0) - soft
+    return (grad * ((pt + 1 - target) * sig - pt), grad * (log_sig_neg - pos_weight * log_sig), None)
 
 
 __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .._dispatch import dispatch
 from .._primitives import reduction as R
 from .._shape import normalize_dim
+from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import TensorBase
 
 __all__ = ["StatisticsMixin", "FUNCTIONS"]
@@ -106,6 +107,8 @@ def _scalar_str(v) -> str:
 def renorm(input, p, dim, maxnorm):
     """Rescale each slice along ``dim`` whose p-norm (over the other dims) exceeds ``maxnorm`` to
     ``maxnorm`` (``input`` of 2 or more dims, ``p > 0``, ``maxnorm >= 0``)."""
+    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
+        return handle_torch_function(renorm, (input,), input, p, dim, maxnorm)
     if input.dim() < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     if not p > 0:
