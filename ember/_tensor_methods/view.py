@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 
 from .._dispatch import dispatch
+from ..autograd._recording import mark_multi_view
+from ..autograd.grad_mode import is_grad_enabled
 from .._shape import infer_size, normalize_dim, view_strides
 from .._primitives import shape_copy as SC
 from .._primitives import view as V
@@ -15,6 +17,14 @@ from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import TensorBase, dim_arg, size_args
 
 __all__ = ["ViewMixin", "FUNCTIONS"]
+
+
+def _multi_view(outs, name):
+    """Outputs of a function returning several views: writing into one in place while autograd
+    records raises, as in torch (tensor_split and unsafe_split are not such functions)."""
+    if is_grad_enabled() and outs and outs[0]._dtype.category >= 2:
+        mark_multi_view(outs, name)
+    return outs
 
 
 class ViewMixin:
@@ -214,7 +224,7 @@ class ViewMixin:
 
     def unbind(self, dim=0):
         dim = normalize_dim(dim, self.dim())
-        return tuple(self.select(dim, i) for i in range(self.shape[dim]))
+        return _multi_view(tuple(self.select(dim, i) for i in range(self.shape[dim])), "Unbind")
 
     def split(self, split_size_or_sections, dim=0):
         """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
@@ -235,7 +245,7 @@ class ViewMixin:
         for s in sizes:
             out.append(dispatch(V.slice_, self, dim=dim, start=start, end=start + s, step=1))
             start += s
-        return tuple(out)
+        return _multi_view(tuple(out), "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes")
 
     def split_with_sizes(self, split_sizes, dim=0):
         return self.split(list(split_sizes), dim)
