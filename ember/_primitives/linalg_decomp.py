@@ -536,8 +536,10 @@ def _pad_add(x, y):
 def lu_pivots(P, k):
     """LAPACK's 1-based pivot sequence (int32, length ``k``) from permutations ``P`` (A = P L U)."""
     n = P.shape[-1]
-    perm = np.argmax(P, axis=-2)  # row of A at each position of P^T A
     batch = P.shape[:-2]
+    if n == 0 or k == 0:  # an empty matrix has no pivots
+        return np.empty(batch + (k,), dtype=np.int32)
+    perm = np.argmax(P, axis=-2)  # row of A at each position of P^T A
     cur = np.broadcast_to(np.arange(n), batch + (n,)).copy()
     piv = np.empty(batch + (k,), dtype=np.int32)
     for i in range(k):

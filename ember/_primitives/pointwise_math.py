@@ -319,7 +319,11 @@ def _(a):
                       tuple(2 * s for s in a.stride()) + (1,), 2 * a.storage_offset())
 
 
-view_as_real.derivative(lambda grad: grad.contiguous()._op(view_as_complex))
+@view_as_real.derivative
+def _(grad):
+    if grad.numel() == 0:  # an empty gradient may carry any strides (e.g. a broadcast zero)
+        return grad.new_zeros(tuple(grad.shape[:-1]), dtype=grad.dtype.to_complex())
+    return grad.contiguous()._op(view_as_complex)
 
 
 def _as_complex_check(shape, strides, dtype):

@@ -124,7 +124,7 @@ def _(grad, *, dim, sizes):
 @primitive("flip", kind="other")
 def flip(a, *, dims):
     # a copy: ember tensors never carry NumPy's negative strides
-    return np.ascontiguousarray(np.flip(a, dims)) if dims else a.copy()
+    return np.ascontiguousarray(np.flip(a, dims)) if dims and a.ndim else a.copy()  # 0-d: dim 0 is a no-op
 
 
 flip.meta(same_meta)
