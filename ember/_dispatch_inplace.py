@@ -15,7 +15,7 @@ from ._dispatch import MODES, dispatch, flat_tensors
 from ._errors import dtype_title
 from ._primitives._registry import OpDef
 from ._tensor_base import TensorBase, shape_of as _shape
-from .autograd._recording import record_inplace
+from .autograd._recording import check_multi_view_write, record_inplace
 from .autograd.grad_mode import STATE
 
 __all__ = ["dispatch_inplace", "dispatch_out", "WRITE_HOOKS"]
@@ -62,9 +62,11 @@ def _inplace_ufunc(op, self, args, params) -> bool:
 
 def dispatch_inplace(op: OpDef, self, *args, **params):
     """``self.op_(*args)``: compute, check shape and dtype, write into self, bump its version."""
-    _check_inplace_leaf(self, op.name)
     grad = STATE.enabled and op.backward is not None and (
         self._requires_grad or any(a._requires_grad for a in flat_tensors(args)))
+    if grad and self._ameta is not None:
+        check_multi_view_write(self)
+    _check_inplace_leaf(self, op.name)
     if not grad and op.ufunc is not None and (not params or op.ufunc_params) and not MODES.stack \
             and _inplace_ufunc(op, self, args, params):
         self._version_cell().value += 1

@@ -417,6 +417,8 @@ SAMPLES.update({
     "channel_shuffle.default": ((T((1, 4, 2, 2)), 2), {}),
     "grid_sampler.default": ((T((1, 2, 4, 4)), T((1, 3, 3, 2)), 0, 1, False), {}),
     "affine_grid_generator.default": ((T((1, 2, 3)), [1, 2, 4, 5], False), {}),
+    "renorm.default": ((T(), 2.0, 0, 1.5), {}),
+    "cholesky_solve.default": ((T((3, 2), "double"), T((3, 3), "spd")), {"upper": True}),
 })
 RANDOM_INPLACE = {"uniform_.default", "normal_.default", "bernoulli_.float"}
 # random draws follow ember's generator, not torch's stream: shapes and dtypes are compared

@@ -30,12 +30,20 @@ def _complex_of(dt):
     return D.complex64 if dt in (D.float32, D.complex64) else D.complex128
 
 
+def _points(shape, dim):
+    """torch refuses a transform over an empty dim (NumPy's ValueError has other words)."""
+    for d in dim:
+        if shape[d] == 0:
+            raise RuntimeError("Invalid number of data points (0) specified")
+
+
 @primitive("fft_c2c", node_name="FftC2CBackward0")
 def fft_c2c(a, *, dim, normalization, forward):
     if a.dtype.kind != "c":
         raise ValueError("fft_c2c: complex input expected")
     if not dim:
         return a.copy()
+    _points(a.shape, dim)
     f = np.fft.fftn if forward else np.fft.ifftn
     r = f(a, axes=dim, norm=(_FWD_NORM if forward else _INV_NORM)[normalization])
     return r.astype(a.dtype, copy=False)
@@ -45,6 +53,7 @@ def fft_c2c(a, *, dim, normalization, forward):
 def _(a, *, dim, normalization, forward):
     if not a.dtype.is_complex:
         raise RuntimeError(f"Unsupported dtype {dtype_title(a.dtype)}")
+    _points(a.shape, dim)
     return TensorMeta(a.shape, a.dtype)
 
 
@@ -57,6 +66,7 @@ def _(grad, *, dim, normalization, forward):
 def fft_r2c(a, *, dim, normalization, onesided):
     if a.dtype.kind != "f":
         raise ValueError("fft_r2c: real input expected")
+    _points(a.shape, dim)
     norm = _FWD_NORM[normalization]
     if onesided:
         r = np.fft.rfftn(a, axes=dim, norm=norm)
@@ -69,6 +79,7 @@ def fft_r2c(a, *, dim, normalization, onesided):
 def _(a, *, dim, normalization, onesided):
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"Unsupported dtype {dtype_title(a.dtype)}")
+    _points(a.shape, dim)
     shape = list(a.shape)
     if onesided:
         shape[dim[-1]] = shape[dim[-1]] // 2 + 1
@@ -91,6 +102,7 @@ def _(grad, *, dim, normalization, onesided, a_shape):
 def fft_c2r(a, *, dim, normalization, last_dim_size):
     if a.dtype.kind != "c":
         raise ValueError("fft_c2r: complex input expected")
+    _points(a.shape, dim[:-1])
     s = [a.shape[d] for d in dim[:-1]] + [last_dim_size]
     r = np.fft.irfftn(a, s=s, axes=dim, norm=_INV_NORM[normalization])
     return r.astype(np.float32 if a.dtype == np.complex64 else np.float64, copy=False)

@@ -285,7 +285,18 @@ def _div(t, o, out):
 def _sign(t, out):
     if t.dtype == _BOOL:
         return t.copy() if out is None else t
-    return np.sign(t, out=out)
+    return _sign_nan0(t, out=out)
+
+
+def _sign_nan0(t, out=None):
+    """np.sign with torch's sign(NaN) == 0 (NumPy gives NaN)."""
+    r = np.sign(t, out=out)
+    if t.dtype.kind == "f":
+        r = np.asarray(r)
+        nan = r != r
+        if nan.any():
+            r[nan] = 0
+    return r
 
 
 def _sqrt(t, out):
@@ -325,7 +336,7 @@ UNARY = {
     "exp": _unary("exp", lambda t, out: np.exp(t, out=out), ufunc=np.exp, int_to_float=True),
     "neg": _unary("neg", lambda t, out: np.negative(t, out=out), ufunc=np.negative, check=_no_bool_neg),
     "abs": _unary("abs", _abs, ufunc=np.abs, real=True),
-    "sign": _unary("sign", _sign, ufunc=np.sign),
+    "sign": _unary("sign", _sign, ufunc=_sign_nan0),
     "reciprocal": _unary("reciprocal", _reciprocal, ufunc=np.reciprocal, quiet=True, int_to_float=True),
 }
 

@@ -19,7 +19,7 @@ from ._registry import REGISTRY, SlowPath, TensorMeta, primitive
 from .shape_copy import cat
 
 __all__ = ["LinAlgError", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve", "linalg_solve_ex",
-           "linalg_cholesky_ex", "linalg_qr", "linalg_solve_triangular", "lu_pivots", "check_matrix",
+           "linalg_cholesky_ex", "cholesky_solve", "linalg_qr", "linalg_solve_triangular", "lu_pivots", "check_matrix",
            "raise_for_info",
            "check_float"]
 
@@ -219,7 +219,8 @@ def _(grads, a, out):
         g = glog
     n = a.shape[-1]
     eye = a.new_tensor(np.eye(n), dtype=a.dtype)
-    return a.mH._op(linalg_solve, g.unsqueeze(-1).unsqueeze(-1) * eye, left=True)
+    # unchecked solve, as torch's: a singular A gives LAPACK's inf/NaN pattern instead of an error
+    return a.mH._op(linalg_solve_ex, g.unsqueeze(-1).unsqueeze(-1) * eye, left=True)[0]
 
 
 # ------------------------------------------------------------------------------ solve
@@ -373,11 +374,14 @@ def linalg_solve_triangular(a, b, *, upper, left=True, unitriangular=False):
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if not (a.size and b.size):
         return np.zeros(batch + b.shape[-2:], a.dtype)
-    A = np.broadcast_to(a, batch + a.shape[-2:])
-    B = np.broadcast_to(b, batch + b.shape[-2:])
-    with np.errstate(all="ignore"):
-        return np.ascontiguousarray(_sl().solve_triangular(
-            A, B, lower=not upper, unit_diagonal=unitriangular, check_finite=False))
+    A = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    B = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    # BLAS trsm, as torch: no singularity check, so a zero on the diagonal gives IEEE inf/NaN
+    trsm, = _sl().get_blas_funcs(("trsm",), (A[:1], B[:1]))
+    out = np.empty(B.shape, a.dtype)
+    for i in range(B.shape[0]):
+        out[i] = trsm(1.0, A[i], B[i], side=0, lower=not upper, diag=int(unitriangular))
+    return out.reshape(batch + b.shape[-2:])
 
 
 @linalg_solve_triangular.meta
@@ -407,6 +411,50 @@ def _(grad, a, out, *, upper, left, unitriangular, needs_input_grad):
     ga = -(gb @ out.mH) if left else -(out.mH @ gb)
     ga = ga.triu(1 if unitriangular else 0) if upper else ga.tril(-1 if unitriangular else 0)
     return ga, gb
+
+
+@primitive("cholesky_solve")
+def cholesky_solve(b, L, *, upper=False):
+    """``A X = B`` with ``A = L L^H`` (``U^H U``): two triangular solves, as LAPACK's potrs (no
+    singularity check: a zero diagonal gives inf/NaN). Only ``L``'s triangle is read."""
+    if b.dtype != L.dtype or b.dtype.kind not in "fc" or b.ndim < 2 or L.ndim < 2:
+        raise SlowPath
+    LH = np.swapaxes(L, -1, -2).conj()
+    first, second = (LH, L) if upper else (L, LH)
+    y = linalg_solve_triangular.kernel(first, b, upper=False)
+    return linalg_solve_triangular.kernel(second, y, upper=True)
+
+
+@cholesky_solve.meta
+def _(b, L, *, upper=False):
+    for t, arg in ((b, "b"), (L, "u")):
+        if t.dim() < 2:
+            raise RuntimeError(f"{arg} should have at least 2 dimensions, but has {t.dim()} dimensions instead")
+    if b.dtype is not L.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{dtype_title(b.dtype)} and A of type {dtype_title(L.dtype)} instead.")
+    if not (b.dtype.is_floating_point or b.dtype.is_complex) or b.dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{dtype_title(b.dtype)}'")
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {L.shape[-2]} by "
+                           f"{L.shape[-1]} matrices")
+    if L.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-1]} by "
+                           f"{L.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    batch = broadcast_shapes(tuple(b.shape[:-2]), tuple(L.shape[:-2]))
+    return TensorMeta(batch + tuple(b.shape[-2:]), b.dtype)
+
+
+@cholesky_solve.derivative
+def _(grad, b, L, out, *, upper, needs_input_grad):
+    # X = A^{-1} B, A = L L^H: gB = A^{-1} g, gA = -gB X^H, and L (all of it, as torch) gets
+    # (gA + gA^H) L (U (gA + gA^H) for upper)
+    gb = grad._op(cholesky_solve, L, upper=upper)
+    if not needs_input_grad[1]:
+        return gb, None
+    common = gb @ out.mH
+    common = common + common.mH
+    return gb, -(L @ common) if upper else -(common @ L)
 
 
 # ------------------------------------------------------------------------------ qr
@@ -488,8 +536,10 @@ def _pad_add(x, y):
 def lu_pivots(P, k):
     """LAPACK's 1-based pivot sequence (int32, length ``k``) from permutations ``P`` (A = P L U)."""
     n = P.shape[-1]
-    perm = np.argmax(P, axis=-2)  # row of A at each position of P^T A
     batch = P.shape[:-2]
+    if n == 0 or k == 0:  # an empty matrix has no pivots
+        return np.empty(batch + (k,), dtype=np.int32)
+    perm = np.argmax(P, axis=-2)  # row of A at each position of P^T A
     cur = np.broadcast_to(np.arange(n), batch + (n,)).copy()
     piv = np.empty(batch + (k,), dtype=np.int32)
     for i in range(k):

@@ -486,7 +486,21 @@ def _(grad, a, *, min_val, max_val):
     return grad.where((a > min_val).logical_and(a < max_val), 0)
 
 
-__all__ += ["softplus", "hardtanh"]
+@primitive("hardswish", kind="pointwise", expr="hardswish(a)")
+def hardswish(a):
+    _float_only("hardswish_cpu", a)
+    with np.errstate(invalid="ignore"):  # -inf * 0 is NaN, as in torch
+        return (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+
+@hardswish.derivative
+def _(grad, a):
+    # torch's branches: 0 for x <= -3, x / 3 + 1/2 for x < 3, else 1 (so +inf and NaN give 1)
+    inner = (a / 3 + 0.5).where(a < 3, 1)
+    return grad * inner.where((a <= -3).logical_not(), 0)
+
+
+__all__ += ["softplus", "hardtanh", "hardswish"]
 
 
 @primitive("binary_cross_entropy", kind="pointwise", expr="bce(x, t)")
@@ -506,4 +520,29 @@ def _(grad, input, target):
     return gi, gt
 
 
-__all__ += ["binary_cross_entropy"]
+@primitive("binary_cross_entropy_with_logits", kind="pointwise", expr="bce_logits(x, t, pw)")
+def binary_cross_entropy_with_logits(input, target, pos_weight, *, has_pos_weight=True):
+    """Elementwise ``(1 - t) x + lw softplus(-x)`` with ``lw = (pos_weight - 1) t + 1`` (1 without
+    ``pos_weight``, which is then a 0-d placeholder of ``input``'s dtype and not read)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        sp = np.maximum(-input, 0) + np.log1p(np.exp(-np.abs(input)))  # softplus(-x), stable
+        out = (1 - target) * input + ((pos_weight - 1) * target + 1) * sp if has_pos_weight else \
+            (1 - target) * input + sp
+    return np.asarray(out).astype(np.result_type(input, target, pos_weight), copy=False)
+
+
+@binary_cross_entropy_with_logits.derivative
+def _(grad, input, target, pos_weight, *, has_pos_weight):
+    # torch's closed forms (finite wherever sigmoid is, e.g. at a saturated or zero logit):
+    # d/dx = lw sigmoid(x) - pw t, d/dt = log_sigmoid(-x) - pw log_sigmoid(x) (= -x without
+    # pos_weight; this form is the one finite at x = -inf); pos_weight takes no gradient
+    sig = input.sigmoid()
+    if not has_pos_weight:
+        return grad * (sig - target), grad * -input, None
+    pt = pos_weight * target
+    soft = (-input.abs()).exp().log1p()
+    log_sig, log_sig_neg = input.clamp(max=0) - soft, (-input).clamp(max=0) - soft
+    return (grad * ((pt + 1 - target) * sig - pt), grad * (log_sig_neg - pos_weight * log_sig), None)
+
+
+__all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits"]

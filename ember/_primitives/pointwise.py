@@ -583,8 +583,10 @@ maximum.inplace_writer(np.maximum)
 
 @maximum.derivative
 def _(grad, a, b):
-    pick_a = (a > b) + (a == b) * 0.5
-    return grad * pick_a, grad * (1 - pick_a)
+    # torch's routing: ties split the gradient, and a NaN on either side passes it to both (no
+    # comparison holds), so only a strict loss masks it out
+    tie = grad.where(a != b, grad * 0.5)
+    return tie.masked_fill(a < b, 0), tie.masked_fill(a > b, 0)
 
 
 @primitive("minimum", kind="pointwise", expr="min(a, b)")
@@ -597,8 +599,8 @@ minimum.inplace_writer(np.minimum)
 
 @minimum.derivative
 def _(grad, a, b):
-    pick_a = (a < b) + (a == b) * 0.5
-    return grad * pick_a, grad * (1 - pick_a)
+    tie = grad.where(a != b, grad * 0.5)  # as maximum's, mirrored
+    return tie.masked_fill(a > b, 0), tie.masked_fill(a < b, 0)
 
 
 @primitive("clamp", kind="pointwise", promote_args=(0,), expr="min(max(a, lo), hi)")
@@ -630,7 +632,31 @@ def _(grad, a, *, min, max):
     if max is not None:
         m2 = a <= max
         mask = m2 if mask is None else mask & m2
-    return grad * mask
+    return grad.where(mask, 0)
+
+
+@primitive("clamp_tensor", kind="pointwise", expr="min(max(a, lo), hi)", node_name="ClampBackward0")
+def clamp_tensor(a, lo, hi, *, has_min=True, has_max=True):
+    """``clamp`` with tensor bounds; a missing bound (``has_min``/``has_max`` False) is passed as a
+    0-d placeholder of ``a``'s dtype, which changes no promotion and is not read."""
+    if a.dtype == np.bool_ and has_min and has_max:  # one-sided bounds on bool work (max/min)
+        _not_impl("clamp_cpu", a)
+    out = np.maximum(a, lo) if has_min else a
+    out = np.minimum(out, hi) if has_max else out
+    return out if out is not a else a.copy()
+
+
+@clamp_tensor.derivative
+def _(grad, a, lo, hi, *, has_min, has_max):
+    # torch's routing (exact at ties): x gets the gradient inside [lo, hi] (bounds included); lo only
+    # where x is below it and lo < hi, hi where x is above it or the bounds cross (lo > hi); a tie
+    # lo == hi above x gives it to nobody
+    if not has_max:
+        return grad.where(a >= lo, 0), grad.where(a < lo, 0), None
+    if not has_min:
+        return grad.where(a <= hi, 0), None, grad.where(a > hi, 0)
+    return (grad.where((a >= lo) & (a <= hi), 0), grad.where((a < lo) & (lo < hi), 0),
+            grad.where((a > hi) | (lo > hi), 0))
 
 
 @primitive("where", kind="pointwise", promote_args=(1, 2), expr="b if c else d")

@@ -32,7 +32,15 @@ def _float_kernel(name, fn):
 def lgamma(a):
     if a.dtype.kind == "c":
         _not_impl("lgamma_vml_cpu", a)
-    return _sp().gammaln(a)
+    return _gammaln(a)
+
+
+def _gammaln(a):
+    """log|Gamma(a)| with torch's value at -inf (+inf: |Gamma| grows without bound; SciPy says -inf)."""
+    out = _sp().gammaln(a)
+    if a.dtype.kind == "f" and np.isneginf(a).any():
+        out = np.where(np.isneginf(a), np.inf, out).astype(out.dtype, copy=False)
+    return out
 
 
 lgamma.derivative(lambda grad, a: grad * a.digamma())
@@ -63,7 +71,8 @@ polygamma.derivative(lambda grad, a, *, n: grad * a._op(polygamma, n=n + 1))
 # ----------------------------------------------------------------------------- logs and signs
 @primitive("xlogy", kind="pointwise", promotion="int_to_float", expr="0 if a == 0 else a * log(b)")
 def xlogy(a, b):
-    r = np.multiply(a, np.log(b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.multiply(a, np.log(b))
     return np.where((np.asarray(a) == 0) & ~np.isnan(b), 0, r).astype(r.dtype)
 
 
@@ -77,7 +86,8 @@ def _(grad, a, b):
 
 @primitive("xlog1py", kind="pointwise", promotion="int_to_float", expr="0 if a == 0 else a * log1p(b)")
 def xlog1py(a, b):
-    r = np.multiply(a, np.log1p(b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.multiply(a, np.log1p(b))
     return np.where((np.asarray(a) == 0) & ~np.isnan(b), 0, r).astype(r.dtype)
 
 
@@ -192,7 +202,7 @@ fmin = _nan_ignoring("fmin", np.fmin, lambda a, b: a <= b)
 def mvlgamma(a, *, p):
     j = np.arange(p, dtype=a.dtype).reshape((p,) + (1,) * a.ndim)
     c = p * (p - 1) / 4 * math.log(_PI)
-    return (np.add.reduce(_sp().gammaln(a - j / 2), axis=0) + c).astype(a.dtype)
+    return (np.add.reduce(_gammaln(a - j / 2), axis=0) + c).astype(a.dtype)
 
 
 @mvlgamma.derivative
@@ -309,7 +319,11 @@ def _(a):
                       tuple(2 * s for s in a.stride()) + (1,), 2 * a.storage_offset())
 
 
-view_as_real.derivative(lambda grad: grad.contiguous()._op(view_as_complex))
+@view_as_real.derivative
+def _(grad):
+    if grad.numel() == 0:  # an empty gradient may carry any strides (e.g. a broadcast zero)
+        return grad.new_zeros(tuple(grad.shape[:-1]), dtype=grad.dtype.to_complex())
+    return grad.contiguous()._op(view_as_complex)
 
 
 def _as_complex_check(shape, strides, dtype):

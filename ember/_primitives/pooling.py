@@ -162,6 +162,8 @@ def _max_pool(nd):
 def max_pool_backward(grad, indices, *, input_shape, unique=False):
     n, c = grad.shape[:2]
     plane = int(np.prod(input_shape[2:]))
+    if grad.size == 0:  # an empty batch or channel dim (-1 cannot be inferred from 0 elements)
+        return np.zeros(input_shape, grad.dtype)
     g = grad.reshape(n * c, -1)
     ix = indices.reshape(n * c, -1)
     res = np.zeros((n * c, plane), grad.dtype)
@@ -181,6 +183,8 @@ def _(grad, indices, *, input_shape, unique=False):
 @max_pool_backward.derivative
 def _(gg, indices):
     n, c = indices.shape[:2]
+    if indices.numel() == 0:
+        return gg.new_zeros(tuple(indices.shape)), None
     return gg.reshape(n, c, -1).gather(2, indices.reshape(n, c, -1)).reshape(indices.shape), None
 
 

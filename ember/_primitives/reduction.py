@@ -20,7 +20,7 @@ from .. import _dtype as D
 from .._errors import dtype_title
 from .._shape import normalize_dim
 from ._meta import reduce_meta
-from ._registry import TensorMeta, primitive
+from ._registry import SlowPath, TensorMeta, primitive
 from .pointwise import where as _where
 
 _I64 = np.dtype(np.int64)
@@ -561,7 +561,47 @@ def _(grad, a, out, *, ord, dim, keepdim):
     return scaled * (g / n ** (ord - 1)).where(n != 0, 0)
 
 
+# ----------------------------------------------------------------------------- renorm
+def _renorm_dims(a, dim):
+    return tuple(d for d in range(a.ndim) if d != dim)
+
+
+@primitive("renorm", kind="other")
+def renorm(a, *, p, dim, maxnorm):
+    """Each slice along ``dim`` whose p-norm (over the other dims) exceeds ``maxnorm`` is scaled by
+    ``maxnorm / (norm + 1e-7)``; the norm is taken in float64 as torch accumulates on the CPU."""
+    others = _renorm_dims(a, dim)
+    if a.dtype.kind not in "fc" or (abs(p) == math.inf and a.size == 0):
+        raise SlowPath  # the meta rule raises linalg.vector_norm's error
+    wide = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        norm = linalg_vector_norm.kernel(wide, ord=p, dim=others, keepdim=True)
+        factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+        return (a * factor.astype(a.real.dtype)).astype(a.dtype, copy=False)
+
+
+@renorm.meta
+def _(a, *, p, dim, maxnorm):
+    linalg_vector_norm.meta_rule(a, ord=p, dim=_renorm_dims(a, dim), keepdim=True)
+    return TensorMeta(tuple(a.shape), a.dtype)
+
+
+@renorm.derivative
+def _(grad, a, *, p, dim, maxnorm):
+    # torch's renorm_backward: the scaled slices get factor * grad minus the norm's own derivative
+    # fed with sum(conj(a) grad) * factor / (norm + 1e-7); the others pass grad unchanged (the
+    # choice is a where, so inf/NaN norms leave unscaled slices alone)
+    others = _renorm_dims(a, dim)
+    norm = a._op(linalg_vector_norm, ord=p, dim=others, keepdim=True)
+    dot = a.conj() * grad
+    dot = (dot.real if dot.is_complex() else dot)._op(sum, dim=others, keepdim=True)
+    nb = linalg_vector_norm.backward(dot, a, norm, ord=p, dim=others, keepdim=True)
+    inv = (norm + 1e-7).reciprocal()
+    factor = inv * maxnorm
+    return (factor * grad - (factor * inv) * nb).where(norm > maxnorm, grad)
+
+
 __all__ = ["sum", "mean", "prod", "amax", "amin", "max_all", "min_all", "max_dim", "min_dim",
            "median_all", "median_dim",
            "argmax", "argmin", "var", "std", "cumsum", "cumsum_reverse", "cumprod", "logsumexp",
-           "any", "all", "linalg_vector_norm", "index_mask", "unreduce", "keep", "TensorMeta"]
+           "any", "all", "linalg_vector_norm", "renorm", "index_mask", "unreduce", "keep", "TensorMeta"]

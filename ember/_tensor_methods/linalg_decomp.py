@@ -173,21 +173,18 @@ def _torch_cholesky(input, upper=False, *, out=None):
 
 @public
 def cholesky_solve(B, L, upper=False, *, out=None):
-    """Solve ``A X = B`` given the Cholesky factor of ``A`` (only its triangle is read)."""
-    # torch differentiates through the whole of L (d(L^{-1}) = -L^{-1} dL L^{-1} for any dL), so the
-    # triangle is taken for the value only and the solves use the general, unmasked derivative
-    T = L.triu() if upper else L.tril()
-    T = L + (T - L).detach()
-    if upper:
-        X = solve(T, solve(T.mH, B))
-    else:
-        X = solve(T.mH, solve(T, B))
-    return _out(X, out)
+    """Solve ``A X = B`` given the Cholesky factor of ``A`` (only its triangle is read; the gradient
+    reaches all of ``L``, as torch's). ``B``: ``(*, n, k)``, ``L``: ``(*, n, n)``."""
+    return _out(dispatch(LD.cholesky_solve, B, L, upper=bool(upper)), out)
 
 
 @public
 def cholesky_inverse(L, upper=False, *, out=None):
-    """Inverse of ``A`` from its Cholesky factor."""
+    """Inverse of ``A`` from its Cholesky factor ``(*, n, n)``; a zero on the diagonal raises."""
+    if L.dim() >= 2 and L._data is not None:  # torch checks the factor's diagonal (1-based index)
+        zero = (np.diagonal(L._data, axis1=-2, axis2=-1) == 0).astype(np.int32)
+        infos = np.where(zero.any(-1), zero.argmax(-1) + 1, 0) if zero.size else np.zeros(L.shape[:-2], int)
+        LD.raise_for_info("inv", "cholesky_inverse", infos)
     eye = L.new_tensor(np.eye(L.shape[-1]), dtype=L.dtype).expand(L.shape)
     return _out(cholesky_solve(eye, L, upper), out)
 

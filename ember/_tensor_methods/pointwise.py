@@ -300,11 +300,17 @@ def clamp(input, min=None, max=None, *, out=None):
     if isinstance(min, TensorBase) or isinstance(max, TensorBase):
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        res = input
-        if min is not None:
-            res = maximum(res, min if isinstance(min, TensorBase) else res.new_full((), min))
-        if max is not None:
-            res = minimum(res, max if isinstance(max, TensorBase) else res.new_full((), max))
+        if not all(v is None or isinstance(v, TensorBase) for v in (min, max)):
+            got = ", ".join(type(v).__name__ if not isinstance(v, TensorBase) else "Tensor"
+                            for v in (input, min, max))
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but "
+                            "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, "
+                            "Tensor out = None)\n * (Tensor input, Number min = None, Number max = None, "
+                            "*, Tensor out = None)\n")
+        lo, hi = min, max
+        holder = input.new_empty(())
+        res = dispatch(P.clamp_tensor, input, holder if lo is None else lo, holder if hi is None else hi,
+                       has_min=lo is not None, has_max=hi is not None)
         return out.copy_(res) if out is not None else res
     dt = _clamp_dtype(input, min, max)
     if dt is not input._dtype:

@@ -588,6 +588,14 @@ def _fill(input, value):
     return res
 
 
+def _unsafe(outs):
+    """The unsafe_ forms: outputs that may be written in place (no multi-output-view tag)."""
+    for o in outs:
+        if o._ameta is not None:
+            o._ameta.multi_view = None
+    return outs
+
+
 METHOD_FUNCTIONS = {
     "clone": _method_function("clone", "A copy of ``input`` (recorded by autograd)."),
     "detach": _method_function("detach", "``input`` cut from the autograd graph (shares memory)."),
@@ -604,11 +612,11 @@ METHOD_FUNCTIONS = {
     "split_with_sizes": _method_function("split_with_sizes", "Split into pieces of the given sizes.",
                                          lambda x, sizes, dim=0: x.split(list(sizes), dim)),
     "unsafe_split": _method_function("unsafe_split", "``split`` (torch skips a view check).",
-                                     lambda x, s, dim=0: x.split(s, dim)),
+                                     lambda x, s, dim=0: _unsafe(x.split(s, dim))),
     "unsafe_split_with_sizes": _method_function("unsafe_split_with_sizes", "``split_with_sizes``.",
-                                                lambda x, s, dim=0: x.split(list(s), dim)),
+                                                lambda x, s, dim=0: _unsafe(x.split(list(s), dim))),
     "unsafe_chunk": _method_function("unsafe_chunk", "``chunk`` (torch skips a view check).",
-                                     lambda x, c, dim=0: x.chunk(c, dim)),
+                                     lambda x, c, dim=0: _unsafe(x.chunk(c, dim))),
 }
 
 

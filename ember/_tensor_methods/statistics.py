@@ -8,6 +8,10 @@ Example:
 """
 from __future__ import annotations
 
+from .._dispatch import dispatch
+from .._primitives import reduction as R
+from .._shape import normalize_dim
+from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import TensorBase
 
 __all__ = ["StatisticsMixin", "FUNCTIONS"]
@@ -96,12 +100,22 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     return tuple(out)
 
 
+def _scalar_str(v) -> str:
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
 def renorm(input, p, dim, maxnorm):
-    """Rescale each slice along ``dim`` whose p-norm exceeds ``maxnorm`` down to ``maxnorm``."""
-    others = [d for d in range(input.dim()) if d != dim % input.dim()]
-    norm = (input.abs() ** p).sum(others, keepdim=True) ** (1.0 / p) if others else input.abs()
-    factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, norm.new_ones(()))
-    return input * factor
+    """Rescale each slice along ``dim`` whose p-norm (over the other dims) exceeds ``maxnorm`` to
+    ``maxnorm`` (``input`` of 2 or more dims, ``p > 0``, ``maxnorm >= 0``)."""
+    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
+        return handle_torch_function(renorm, (input,), input, p, dim, maxnorm)
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if not maxnorm >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {_scalar_str(maxnorm)}")
+    return dispatch(R.renorm, input, p=float(p), dim=normalize_dim(dim, input.dim()), maxnorm=float(maxnorm))
 
 
 class StatisticsMixin:

@@ -6,8 +6,11 @@ Every result shares the input's memory (``_base`` and version counter), except `
 from __future__ import annotations
 
 import math
+import warnings
 
 from .._dispatch import dispatch
+from ..autograd._recording import mark_multi_view
+from ..autograd.grad_mode import is_grad_enabled
 from .._shape import infer_size, normalize_dim, view_strides
 from .._primitives import shape_copy as SC
 from .._primitives import view as V
@@ -15,6 +18,14 @@ from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._args import TensorBase, dim_arg, size_args
 
 __all__ = ["ViewMixin", "FUNCTIONS"]
+
+
+def _multi_view(outs, name):
+    """Outputs of a function returning several views: writing into one in place while autograd
+    records raises, as in torch (tensor_split and unsafe_split are not such functions)."""
+    if is_grad_enabled() and outs and outs[0]._dtype.category >= 2:
+        mark_multi_view(outs, name)
+    return outs
 
 
 class ViewMixin:
@@ -81,6 +92,10 @@ class ViewMixin:
 
     @property
     def mT(self):
+        if self.dim() == 0:  # torch 2.13: the identity, with a deprecation warning
+            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+                          "cases.", UserWarning, stacklevel=2)
+            return self.view(())
         if self.dim() < 2:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
                                f"{self.dim()}-D tensor.")
@@ -188,9 +203,9 @@ class ViewMixin:
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
             return handle_torch_function(ViewMixin.flatten, (self,), self, start_dim, end_dim)
         n = self.dim()
+        s, e = normalize_dim(start_dim, n), normalize_dim(end_dim, n)  # 0-d: dims in [-1, 0]
         if n == 0:
             return self.reshape(1)
-        s, e = normalize_dim(start_dim, n), normalize_dim(end_dim, n)
         if s > e:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         if s == e:
@@ -214,7 +229,7 @@ class ViewMixin:
 
     def unbind(self, dim=0):
         dim = normalize_dim(dim, self.dim())
-        return tuple(self.select(dim, i) for i in range(self.shape[dim]))
+        return _multi_view(tuple(self.select(dim, i) for i in range(self.shape[dim])), "Unbind")
 
     def split(self, split_size_or_sections, dim=0):
         """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
@@ -225,7 +240,7 @@ class ViewMixin:
             if size <= 0 and n:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                    f"dimension size of {n}")
-            sizes = [min(size, n - i) for i in range(0, n, size)] if size else [0]
+            sizes = [min(size, n - i) for i in range(0, n, size)] if size and n else [0]
         else:
             sizes = list(split_size_or_sections)
             if sum(sizes) != n:
@@ -235,7 +250,7 @@ class ViewMixin:
         for s in sizes:
             out.append(dispatch(V.slice_, self, dim=dim, start=start, end=start + s, step=1))
             start += s
-        return tuple(out)
+        return _multi_view(tuple(out), "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes")
 
     def split_with_sizes(self, split_sizes, dim=0):
         return self.split(list(split_sizes), dim)
@@ -244,8 +259,9 @@ class ViewMixin:
         if chunks <= 0:
             raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
         n = self.shape[normalize_dim(dim, self.dim())]
-        size = -(-n // chunks) if n else 0
-        return self.split(size, dim) if size else self.split([0] * 1 if n == 0 else [n], dim)
+        if n == 0:  # torch: `chunks` empty pieces
+            return self.split([0] * chunks, dim)
+        return self.split(-(-n // chunks), dim)
 
     def tensor_split(self, indices_or_sections, dim=0):
         if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
@@ -273,6 +289,8 @@ class ViewMixin:
         if len(src) != len(dst):
             raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims)"
                                f" should contain the same number of dims as destination ({list(dst)} dims)")
+        if n == 0:
+            return self.permute(())
         order = [None] * n
         for s, d in zip(src, dst):
             order[d] = s

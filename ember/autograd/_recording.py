@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import traceback
 
+from .._primitives._registry import REGISTRY
 from .._tensor_base import AutogradMeta, TensorBase, shape_of
 from .grad_mode import STATE
 from .graph import LOCAL, AccumulateGrad, Node, SavedTensor, node_class_for
@@ -26,7 +27,8 @@ from .graph import _seq as _SEQ
 _new = object.__new__
 _init_node = Node.__init__  # the Node constructor on a bare instance (CopySlices; record inlines it)
 
-__all__ = ["record", "record_inplace", "edge_of", "grad_accumulator", "copy_slices", "CopySlices"]
+__all__ = ["record", "record_inplace", "edge_of", "grad_accumulator", "copy_slices", "CopySlices",
+           "mark_multi_view", "check_multi_view_write"]
 
 
 class SavedValue:
@@ -79,16 +81,67 @@ def grad_accumulator(t):
     return acc
 
 
+def _replay_view(t, geom, view_dtype):
+    """The view of geometry ``geom`` (size, stride, offset in the view's own elements) of ``t``, a
+    tensor laid out like the view's base. as_strided cannot change dtype, so a complex view of a real
+    base (view_as_complex) is replayed on the (real, imag) pairs, and a real view of a complex base
+    (view_as_real) on the base's real reinterpretation."""
+    size, stride, offset = geom
+    if view_dtype.is_complex and not t._dtype.is_complex:
+        pairs = t.as_strided(tuple(size) + (2,), tuple(2 * s for s in stride) + (1,), 2 * offset)
+        return pairs._op(REGISTRY["view_as_complex"])
+    if t._dtype.is_complex and not view_dtype.is_complex:
+        return t._op(REGISTRY["view_as_real"]).as_strided(size, stride, offset)
+    return t.as_strided(size, stride, offset)
+
+
 def _alias_of_base(view, base):
     """``base.as_strided(<view's geometry>)`` recorded with grad on: the view's history as seen from
     its base's current history."""
-    size, stride, offset = view._geometry_in(base)
     prev = STATE.enabled
     STATE.enabled = True
     try:
-        return base.as_strided(size, stride, offset)
+        return _replay_view(base, view._geometry_in(base), view._dtype)
     finally:
         STATE.enabled = prev
+
+
+# ------------------------------------------------------------------------------ multi-output views
+_MULTI_VIEW_RULE = ("This view is the output of a function that returns multiple views. Such functions do "
+                    "not allow the output views to be modified inplace. You should replace the inplace "
+                    "operation by an out-of-place one.")
+
+
+def mark_multi_view(outs, name):
+    """Tag the outputs of a function returning several views (torch's MULTI_OUTPUT_NODE creation);
+    ``name`` None: views of such a view (torch then names the view's own grad_fn)."""
+    for k, o in enumerate(outs):
+        am = o._ameta
+        if am is None:
+            am = o._ameta = AutogradMeta()
+        am.multi_view = (name, k) if name is not None else (None, None)
+
+
+def _multi_view_of(t):
+    am = t._ameta
+    return am.multi_view if am is not None else None
+
+
+def _which_output(t, mv):
+    if mv[0] is not None:
+        return f"Output {mv[1]} of {mv[0]}"
+    name = t._grad_fn.name()
+    return f"Output {t._output_nr} of {name[:name.rfind('Backward')] if 'Backward' in name else name}"
+
+
+def check_multi_view_write(t):
+    """Raise torch's error for an in-place write (recorded by autograd) into such a view."""
+    mv = _multi_view_of(t)
+    if mv is None or t._base is None:
+        return
+    who = (f"{_which_output(t, mv)} is a view and is being modified inplace." if t._grad_fn is not None
+           else "A view was created in no_grad mode and is being modified inplace with grad mode enabled.")
+    raise RuntimeError(f"{who} {_MULTI_VIEW_RULE}")
 
 
 def _regenerate_view_fn(t, fn):
@@ -97,6 +150,10 @@ def _regenerate_view_fn(t, fn):
     base = t._base
     if not base._requires_grad:
         return fn
+    mv = _multi_view_of(t)
+    if mv is not None:  # torch cannot regenerate these either
+        raise RuntimeError(f"{_which_output(t, mv)} is a view and its base or another view of its base "
+                           f"has been modified inplace. {_MULTI_VIEW_RULE}")
     alias = _alias_of_base(t, base)
     t._grad_fn, t._output_nr = alias._grad_fn, 0
     return alias._grad_fn
@@ -165,6 +222,9 @@ def record(op, args, params, outs, inplace_self_saved=None):
     node.saved = saved
     if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
         node.view_version = outs_t[0]._vc.value
+        src = args[0]._ameta if isinstance(args[0], TensorBase) else None
+        if src is not None and src.multi_view is not None:  # a view of a multi-output view is one too
+            mark_multi_view(outs_t, None)
     if single:
         diff = op.differentiable_outputs
         if outs._dtype.category >= 2 and (diff is None or 0 in diff):
@@ -223,10 +283,10 @@ class CopySlices(Node):
 
     def apply(self, grads):
         g = grads[0]
-        size, stride, offset = self.view_geom
+        vdt = self.view_meta[1]
         full = g.new_empty_strided(self.base_shape, self.base_stride)
         full.copy_(g)
-        g_view = full.as_strided(size, stride, offset).clone()
+        g_view = _replay_view(full, self.view_geom, vdt).clone()
         g_base = full.clone()
-        g_base.as_strided(size, stride, offset).zero_()
+        _replay_view(g_base, self.view_geom, vdt).zero_()
         return (g_base, g_view)

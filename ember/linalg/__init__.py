@@ -110,6 +110,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 @public
 def cond(A, p=None, *, out=None):
     """Condition number ``norm(A, p) * norm(inv(A), p)`` (``p`` None/2/-2: ratio of singular values)."""
+    if A.dim() >= 2 and A.shape[-1] * A.shape[-2] == 0:  # torch: 0 for empty matrices
+        return _out(A.new_zeros(tuple(A.shape[:-2]), dtype=A.dtype.to_real()), out)
     if p is None or p in (2, -2):
         s = svdvals(A)
         r = s[..., 0] / s[..., -1] if p in (None, 2) else s[..., -1] / s[..., 0]
@@ -228,7 +230,7 @@ def torch_vander(x, N=None, increasing=False):
         raise RuntimeError("x must be a one-dimensional tensor.")
     if N is not None and N < 0:
         raise RuntimeError("N must be non-negative.")
-    if N == 0:
+    if N == 0 or (N is None and x.shape[0] == 0):
         return x.new_empty((x.shape[0], 0), dtype=x.dtype if x.dtype.is_floating_point or
                            x.dtype.is_complex else D.int64)
     r = vander(x, N=N)

@@ -16,6 +16,7 @@ import warnings
 from .._tensor_methods.pointwise import where
 from .._dispatch import dispatch
 from .._errors import dtype_title
+from ..autograd.grad_mode import is_grad_enabled
 from .._primitives import nn_ops as NN
 from ..overrides import public
 
@@ -137,12 +138,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
-    # log(1 + e^-x) = max(-x, 0) + log(1 + e^-|x|)
-    log1pexp = (-input).clamp(min=0) + (1 + (-input.abs()).exp()).log()
-    if pos_weight is not None:
-        loss = (1 - target) * input + ((pos_weight - 1) * target + 1) * log1pexp
-    else:
-        loss = (1 - target) * input + log1pexp
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+        if t is not None and t.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not differentiable "
+                               f"with respect to argument '{name}'. This input cannot have requires_grad True.")
+    has_pw = pos_weight is not None
+    loss = dispatch(NN.binary_cross_entropy_with_logits, input, target,
+                    pos_weight if has_pw else input.new_ones(()), has_pos_weight=has_pw)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

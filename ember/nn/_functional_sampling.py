@@ -220,7 +220,8 @@ def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros"
     else:
         coords = [_source_coords(grid[..., nd - 1 - i], sizes[i], padding_mode, align_corners)
                   for i in range(nd)]
-    flat_in = input.reshape(n, c, -1)
+    npix = math.prod(out_sp)  # explicit sizes: -1 cannot be inferred for an empty batch
+    flat_in = input.reshape(n, c, math.prod(sizes))
 
     def sample(corner_idx, weight):
         """Gather the input at integer ``corner_idx`` (per dim), zero outside, times ``weight``."""
@@ -234,9 +235,9 @@ def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros"
             term = ix.clamp(0, sizes[i] - 1).long() * inner
             flat = term if flat is None else flat + term
             inner *= sizes[i]
-        vals = flat_in.gather(2, flat.reshape(n, 1, -1).expand(n, c, flat[0].numel()))
+        vals = flat_in.gather(2, flat.reshape(n, 1, npix).expand(n, c, npix))
         w = where(inside, weight, 0)
-        return vals * w.reshape(n, 1, -1)
+        return vals * w.reshape(n, 1, npix)
 
     if mode == "bicubic":
         lows = [co.detach().floor() for co in coords]

@@ -227,8 +227,7 @@ def hardswish(input, inplace: bool = False):
     """``x * relu6(x + 3) / 6``."""
     if inplace:
         return _write_in_place(input, hardswish)
-    out = input * (input + 3).clamp(0, 6) / 6
-    return out
+    return dispatch(NN.hardswish, input)
 
 
 @public

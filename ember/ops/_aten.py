@@ -46,6 +46,9 @@ _BY_PRIM: dict = {}
 PRIMITIVES_WITHOUT_ATEN = {
     "binary_cross_entropy": "the elementwise (unweighted, unreduced) loss; aten.binary_cross_entropy "
                             "takes weight and reduction, and its table entry composes this primitive",
+    "binary_cross_entropy_with_logits": "the elementwise (unweighted, unreduced) loss with a flagged "
+                                        "pos_weight placeholder; aten's takes weight and reduction, and "
+                                        "its table entry calls the public function",
     "adaptive_avg_pool_backward": "takes the input's shape; aten's pool backward overloads take the "
                                   "input tensor itself",
     "avg_pool_backward": "takes the input's shape; aten's pool backward overloads take the input",
@@ -67,6 +70,8 @@ PRIMITIVES_WITHOUT_ATEN = {
                                   "gradient (the table's entry for direct calls adapts)",
     "nll_loss_backward": "takes the input's shape; aten's takes the input and the total weight "
                          "(the table's entry for direct calls adapts)",
+    "clamp_tensor": "clamp with tensor bounds; a missing bound is a placeholder flagged by has_min/"
+                    "has_max (aten.clamp.Tensor's table entry calls the public clamp)",
     "tri_indices": "one primitive for tril_indices/triu_indices (an ``upper`` flag); both aten "
                    "forms are in the table for direct calls",
     # quantization (issue 28): not yet mapped onto aten's overloads

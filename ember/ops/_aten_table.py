@@ -203,6 +203,7 @@ logcumsumexp(Tensor self, int dim) -> Tensor  logcumsumexp prim=logcumsumexp
 kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)  kthvalue prim=kthvalue
 mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)  mode prim=mode
 linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor  linalg.vector_norm prim=linalg_vector_norm
+renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor  renorm prim=renorm
 # views and shape
 view(Tensor(a) self, SymInt[] size) -> Tensor(a)  Tensor.view prim=view
 view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)  Tensor.view prim=view_dtype
@@ -280,6 +281,7 @@ einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor  :einsum p
 linalg_det(Tensor A) -> Tensor  linalg.det prim=linalg_det
 linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)  linalg.inv_ex prim=linalg_inv_ex
 linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)  linalg.cholesky_ex prim=linalg_cholesky_ex
+cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor  =cholesky_solve
 linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)  linalg.eigh prim=linalg_eigh
 linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)  linalg.qr prim=linalg_qr
 linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)  linalg.slogdet prim=linalg_slogdet
@@ -312,7 +314,7 @@ hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor  nn.functio
 leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor  nn.functional.leaky_relu
 elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor  nn.functional.elu fixed=scale:1,input_scale:1
 softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor  nn.functional.softplus prim=softplus
-hardswish(Tensor self) -> Tensor  nn.functional.hardswish
+hardswish(Tensor self) -> Tensor  nn.functional.hardswish prim=hardswish
 hardsigmoid(Tensor self) -> Tensor  nn.functional.hardsigmoid
 mish(Tensor self) -> Tensor  nn.functional.mish
 layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor  nn.functional.layer_norm drop=cudnn_enable

@@ -156,10 +156,7 @@ OPS = [
            dtypes=FLOAT),
     OpInfo("view_as_complex", fn("view_as_complex"),
            lambda dt: [Sample((arr(s, dt),), {}, str(s)) for s in ((2,), (3, 2), (2, 3, 2))],
-           dtypes=FLOAT, view=True, skip_checks=("inplace_output",),
-           notes="KNOWN BUG (core, _dispatch_inplace.copy_slices): an in-place write into a complex view "
-                 "of a real tensor with history replays the view as as_strided in the base's real dtype, "
-                 "so the gradient lands on the wrong elements; reported, not fixed here",
+           dtypes=FLOAT, view=True,
            error_samples=lambda dt: [Sample((arr((3, 3), dt),), {}, "last 3"),
                                      Sample((noncontig(arr((3, 2), dt)),), {}, "stride"),
                                      Sample((arr((3, 2), "int64"),), {}, "int")]),

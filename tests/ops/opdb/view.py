@@ -25,12 +25,6 @@ def view_op(name, fn, samples, dtypes=NUM + BOOL, errors=None, **kw):
     return OpInfo(name, fn, samples, dtypes=dtypes, view=True, error_samples=errors, **kw)
 
 
-MULTI_VIEW = dict(
-    skip_checks=("inplace_output",),
-    notes="KNOWN BUG (core in-place path): torch refuses an in-place write into one output of a "
-          "multi-view function (split/chunk/unbind/tensor_split) when grad is recorded; ember allows it "
-          "and gives the out-of-place gradient; reported, not fixed here")
-
 # expand's NumPy view is read-only (stride 0): the write-through half of the view check skips it
 OPS = [
     view_op("permute", lambda lib, x, dims: x.permute(dims),
@@ -95,15 +89,12 @@ OPS = [
             _s(((2, 12), {"dim": 1, "sizes": (3, 4)}, "split"), ((6,), {"dim": 0, "sizes": (-1, 2)}, "-1"))),
     view_op("view_as", lambda lib, x: x.view_as(lib.zeros(3, 2)), _s(((2, 3), {}, "2x3"),)),
     view_op("split", lambda lib, x, size, dim: x.split(size, dim),
-            _s(((5, 3), {"size": 2, "dim": 0}, "even"), ((4, 6), {"size": [1, 5], "dim": 1}, "sizes")),
-            **MULTI_VIEW),
+            _s(((5, 3), {"size": 2, "dim": 0}, "even"), ((4, 6), {"size": [1, 5], "dim": 1}, "sizes"))),
     view_op("chunk", lambda lib, x, chunks, dim: x.chunk(chunks, dim),
-            _s(((5, 3), {"chunks": 2, "dim": 0}, "rows"), ((3, 4), {"chunks": 4, "dim": 1}, "cols")),
-            **MULTI_VIEW),
+            _s(((5, 3), {"chunks": 2, "dim": 0}, "rows"), ((3, 4), {"chunks": 4, "dim": 1}, "cols"))),
     view_op("tensor_split", lambda lib, x, sections: lib.tensor_split(x, sections),
-            _s(((7, 2), {"sections": 3}, "uneven"), ((7,), {"sections": [1, 4]}, "indices")), **MULTI_VIEW),
-    view_op("unbind", lambda lib, x, dim: x.unbind(dim), _s(((3, 2), {"dim": 0}, "rows"), ((3, 2), {"dim": 1}, "cols")),
-            **MULTI_VIEW),
+            _s(((7, 2), {"sections": 3}, "uneven"), ((7,), {"sections": [1, 4]}, "indices"))),
+    view_op("unbind", lambda lib, x, dim: x.unbind(dim), _s(((3, 2), {"dim": 0}, "rows"), ((3, 2), {"dim": 1}, "cols"))),
     view_op("alias", lambda lib, x: x[...], _s(((2, 3), {}, "ellipsis"), ((), {}, "0-d"))),
     OpInfo("detach", lambda lib, x: x.detach(), _s(((2, 3), {}, "2d"),), grad=False, skip_checks=("noalias",),
            notes="shares memory but is not a view in torch's sense (its _base is None)"),
