@@ -11,3 +11,7 @@ torch.set_num_threads(1)
 
 # the alias's child-process shim is a package named `torch`: importing it would alias this process
 collect_ignore_glob = ["ember/_alias_path/*"]
+
+# generated kernels (ember._inductor) compile into a project-local cache, reused between runs
+os.environ.setdefault("EMBER_CACHE", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  ".ember_cache"))
