@@ -465,13 +465,28 @@ def _trailing_k(shape, dims) -> int:
     return k
 
 
+_NP_REDUCE = {"sum": "np.add.reduce", "mean": "np.mean", "max": "np.maximum.reduce",
+              "min": "np.minimum.reduce"}
+
+
 def _reduce(op):
     def rule(L, a):
         x = a["self"]
-        if not isinstance(x, Buffer) or a.get("dtype") is not None:
+        if not isinstance(x, Buffer) or a.get("dtype") is not None or \
+                x.dtype not in FUSABLE_DTYPES[:2]:
             raise Unsupported
-        k = _trailing_k(x.shape, a.get("dim"))
-        return L.reduction(op, x, k, bool(a.get("keepdim", False)))
+        keep = bool(a.get("keepdim", False))
+        try:
+            k = _trailing_k(x.shape, a.get("dim"))
+        except Unsupported:  # leading dims (bias gradients): one NumPy reduction
+            nd = len(x.shape)
+            dims = a["dim"] if isinstance(a["dim"], (list, tuple)) else [a["dim"]]
+            axes = tuple(sorted({d % nd for d in dims}))
+            if any(x.shape[d] == 0 for d in axes):
+                raise
+            return L.extern(None, [x], code=f"{_NP_REDUCE[op]}({{0}}, axis={axes!r}, "
+                                            f"keepdims={keep})")
+        return L.reduction(op, x, k, keep)
     return rule
 
 

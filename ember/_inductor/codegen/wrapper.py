@@ -122,7 +122,7 @@ class WrapperCodegen:
             self.n_externs += 1
             if b.code is not None:
                 ln.append(f"    {b.name} = {b.code.format(*names)}")
-                if b.code.startswith("np.matmul"):
+                if b.code.startswith("np."):
                     self.owner[b] = "matmul"
             else:
                 fn = f"_ext_{b.name}"
