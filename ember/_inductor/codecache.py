@@ -144,10 +144,28 @@ def _is_numba_error(e: Exception) -> bool:
     return mod.startswith("numba") or mod.startswith("llvmlite")
 
 
+_LOADED: list = []
+
+
 def load_kernel(name: str, numba_src: str | None, numpy_src: str) -> Kernel:
     """A ``Kernel`` from the two generated sources (each defines a function called ``name``)."""
     numpy_fn = load_source(numpy_src).__dict__[name]
     numba_fn = None
     if numba_src is not None and numba_available():
         numba_fn = load_source(numba_src).__dict__[name]
-    return Kernel(name, numba_fn, numpy_fn, numba_src or numpy_src)
+    k = Kernel(name, numba_fn, numpy_fn, numba_src or numpy_src)
+    _LOADED.append(k)
+    return k
+
+
+def numba_cache_stats() -> dict:
+    """Over every Numba kernel loaded in this process: ``hits`` (machine code loaded from the disk
+    cache) and ``misses`` (compilations)."""
+    seen, hits, misses = set(), 0, 0
+    for k in _LOADED:
+        if k.numba_fn is None or id(k.numba_fn) in seen:
+            continue
+        seen.add(id(k.numba_fn))
+        h, m = k.compiled_from_cache()
+        hits, misses = hits + h, misses + m
+    return {"hits": hits, "misses": misses}
