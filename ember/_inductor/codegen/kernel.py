@@ -45,9 +45,9 @@ _NUMBA_HELPERS = {
                    "    return np.float32(math.erf(a))\n",
     "erf_float64": "@nb.njit(inline='always')\ndef erf_float64(a):\n    return math.erf(a)\n",
 }
-_NUMPY_PRELUDE = ("import numpy as np\nfrom scipy.special import erf as erf_float32, "
-                  "erf as erf_float64, expit as sigmoid_float32, expit as sigmoid_float64\n"
-                  "where, maxnan, minnan = np.where, np.maximum, np.minimum\n")
+_NUMPY_PRELUDE = "import numpy as np\nwhere, maxnan, minnan = np.where, np.maximum, np.minimum\n"
+_NUMPY_SCIPY = ("from scipy.special import erf as erf_float32, erf as erf_float64, "
+                "expit as sigmoid_float32, expit as sigmoid_float64\n")
 
 
 class KernelSpec:
@@ -241,7 +241,9 @@ class KernelSpec:
     def numpy_source(self, name: str) -> str:
         g = self.group
         local, ins, rins, outs = self._names()
-        body = [_NUMPY_PRELUDE, "", f"def {name}({', '.join(self.arg_names())}):"]
+        scipy = any(b.expr and ("erf_" in b.expr or "sigmoid_" in b.expr) for b in g.members)
+        body = [_NUMPY_PRELUDE + (_NUMPY_SCIPY if scipy else ""), "",
+                f"def {name}({', '.join(self.arg_names())}):"]
         for d, i in ins.items():
             body.append(f"    x{i} = in{i}")
         for d, i in rins.items():
