@@ -178,9 +178,11 @@ class WrapperCodegen:
             if mode == "full":
                 v = d.name if d.shape == shp else f"np.broadcast_to({d.name}, {shp!r})"
                 args.append(f"{v}.reshape({R}, {C})")
-            else:
+            elif mode == "row":
                 v = d.name if d.shape == shp else f"np.broadcast_to({d.name}, {shp!r})"
                 args.append(f"{v}.reshape({R})")
+            else:
+                args.append(f"{d.name}.reshape({C})")
         single_pass = len(spec.phases) <= 1
         used_reuse = set()
         for b, mode in spec.outputs:
