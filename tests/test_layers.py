@@ -56,6 +56,7 @@ LAYERS = [
     # L6, L7
     # the kernel cache and settings serve ember.optim's fused kernels too
     ("_inductor/__init__.py", 5), ("_inductor/config.py", 5), ("_inductor/codecache.py", 5),
+    ("_inductor/metrics.py", 5),
     ("fx/*", 6), ("_dynamo/*", 7), ("_inductor/*", 7),
     ("_functorch/*", 7), ("functorch/*", 7),
 ]

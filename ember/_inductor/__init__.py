@@ -6,3 +6,4 @@ shape-generic Numba kernels (NumPy code when Numba is missing or a kernel fails 
 a disk cache (``codecache``). This package's ``__init__`` stays light: ``ember.optim`` (a lower
 layer) uses ``config`` and ``codecache`` for its fused optimizer kernels.
 """
+from . import config, metrics  # noqa: E402  (torch._inductor.config / .metrics under the alias)

@@ -197,7 +197,14 @@ class GraphLowering:
             out = target(*fill(args), **{k: fill(v) for k, v in kwargs.items()})
             return _unwrap(out)
         call.__name__ = getattr(target, "__name__", "extern").replace(".", "_")
-        return self.extern(call, arg_bufs, shape=None)
+        buf = self.extern(call, arg_bufs, shape=None)
+        op = node.meta.get("ember_op")
+        buf.fresh = op is not None and op.name in _FRESH_RESULT
+        return buf
+
+
+# eager ops whose result is always a new array (the wrapper may then write into it in place)
+_FRESH_RESULT = {"convolution", "embedding"}
 
 
 class _Slot:

@@ -17,8 +17,8 @@ Example:
     >>> y = Buffer("pointwise", (4, 8), f32, [x], expr="({0} * {0})")
     >>> g = schedule([x, y])[0]
     >>> spec = KernelSpec(g, outputs={y})
-    >>> print(spec.numpy_source("kern").splitlines()[-2])
-        out0[...] = v1
+    >>> print(spec.numpy_source("kern").splitlines()[-1])
+        out0[...] = v0
 """
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from .kernel import KernelSpec
 
 __all__ = ["WrapperCodegen"]
 
-_OWNED = ("group", "ufunc", "matmul")
+_OWNED = ("group", "ufunc", "fresh")
 _UFUNCS = {"np.exp({0})": "np.exp", "np.log({0})": "np.log", "np.tanh({0})": "np.tanh",
            "np.sin({0})": "np.sin", "np.cos({0})": "np.cos", "np.log1p({0})": "np.log1p",
            "np.expm1({0})": "np.expm1", "sigmoid_float32({0})": "_expit",
@@ -123,10 +123,12 @@ class WrapperCodegen:
             if b.code is not None:
                 ln.append(f"    {b.name} = {b.code.format(*names)}")
                 if b.code.startswith("np."):
-                    self.owner[b] = "matmul"
+                    self.owner[b] = "fresh"
             else:
                 fn = f"_ext_{b.name}"
                 self.globals[fn] = b.call
+                if getattr(b, "fresh", False):
+                    self.owner[b] = "fresh"
                 ln.append(f"    {b.name} = {fn}({', '.join(names)})")
         elif b.kind == "item":
             ln.append(f"    {b.name} = {names[0]}[{b.index}]")
