@@ -22,6 +22,8 @@ Example:
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from .. import config
@@ -55,6 +57,41 @@ def _strip1(shape: tuple) -> tuple:
     while i < len(shape) and shape[i] == 1:
         i += 1
     return tuple(shape[i:])
+
+
+class _Inline(ast.NodeTransformer):
+    """``where``/``maxnan``/``minnan`` calls as conditional expressions (Numba then compiles no
+    helper function: measured ~0.05 s less per kernel)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = getattr(node.func, "id", None)
+        if name == "where" and len(node.args) == 3:
+            c, a, b = node.args
+            return ast.IfExp(test=c, body=a, orelse=b)
+        if name in ("maxnan", "minnan") and len(node.args) == 2 and all(map(_simple, node.args)):
+            a, b = node.args
+            op = ast.Gt() if name == "maxnan" else ast.Lt()
+            test = ast.BoolOp(op=ast.Or(), values=[
+                ast.Compare(left=a, ops=[op], comparators=[b]),
+                ast.Compare(left=a, ops=[ast.NotEq()], comparators=[a])])
+            return ast.IfExp(test=test, body=a, orelse=b)
+        return node
+
+
+def _simple(e) -> bool:
+    """A name or a typed constant (safe to repeat in an inlined expression)."""
+    if isinstance(e, ast.UnaryOp):
+        e = e.operand
+    if isinstance(e, (ast.Name, ast.Constant, ast.Attribute)):
+        return True
+    return isinstance(e, ast.Call) and len(e.args) == 1 and _simple(e.args[0])
+
+
+def _numba_expr(text: str) -> str:
+    if "where(" not in text and "maxnan(" not in text and "minnan(" not in text:
+        return text
+    return ast.unparse(_Inline().visit(ast.parse(text, mode="eval")))
 
 
 class KernelSpec:
@@ -145,17 +182,17 @@ class KernelSpec:
         self.cins = {d: i for i, (d, m) in enumerate(self.inputs) if m == "col"}
         return local, ins, rins, outs
 
-    def _expr(self, b, ref) -> str:
-        return b.expr.format(*[ref(d) for d in b.inputs])
+    def _expr(self, b, ref, numba: bool = False) -> str:
+        text = b.expr.format(*[ref(d) for d in b.inputs])
+        return _numba_expr(text) if numba else text
 
     # -- Numba
     def numba_source(self, name: str) -> str:
         g = self.group
         local, ins, rins, outs = self._names()
-        used = {h for h in _NUMBA_HELPERS for b in g.members if b.expr and h + "(" in b.expr}
+        used = set()
         head = ["import math", "import numba as nb", "import numpy as np", ""]
-        for h in sorted(used):
-            head.append(_NUMBA_HELPERS[h])
+        helpers_at = len(head)
         flags = (f"cache=True, fastmath={FASTMATH}, error_model='numpy'"
                  + (", boundscheck=True" if config.boundscheck else ""))
         body = [f"@nb.njit({flags})", f"def {name}({', '.join(self.arg_names())}):"]
@@ -172,7 +209,7 @@ class KernelSpec:
             for b in g.members:
                 if g.role[b] == "row" and b not in emitted_rows and self.after[b] <= upto:
                     emitted_rows.add(b)
-                    body.append(f"{ind}{local[b]} = {self._expr(b, row_ref)}")
+                    body.append(f"{ind}{local[b]} = {self._expr(b, row_ref, True)}")
                     if b in outs:
                         body.append(f"{ind}out{outs[b]}[r] = {local[b]}")
 
@@ -217,7 +254,7 @@ class KernelSpec:
                     x = ref(b.inputs[0])
                     body.append(f"{inner}{self._acc_update(b, x)}")
                 else:
-                    body.append(f"{inner}{local[b]} = {self._expr(b, ref)}")
+                    body.append(f"{inner}{local[b]} = {self._expr(b, ref, True)}")
                     if b in outs:
                         body.append(f"{inner}out{outs[b]}[r, c] = {local[b]}")
                     if b in scr:
@@ -227,6 +264,9 @@ class KernelSpec:
                 if b in outs:
                     body.append(f"{ind}out{outs[b]}[r] = {local[b]}")
             emit_rows(p)
+        text = "\n".join(body)
+        used = [h for h in sorted(_NUMBA_HELPERS) if h + "(" in text]
+        head[helpers_at:helpers_at] = [_NUMBA_HELPERS[h] for h in used]
         return "\n".join(head + body) + "\n"
 
     def _acc_init(self, b) -> str:
