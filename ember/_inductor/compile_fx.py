@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .._functorch.aot_autograd import aot_module_simplified
 from .codegen.wrapper import WrapperCodegen
-from .lowering import GraphLowering
+from .graph import GraphLowering
 from .scheduler import schedule
 
 __all__ = ["compile_fx", "compile_fx_inner"]

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 
-import numpy as np
 
 from .. import config
 from ..ir import numel
