@@ -461,10 +461,11 @@ def _float(x) -> bool:
     return isinstance(x, Buffer) and x.dtype in FUSABLE_DTYPES[:2]
 
 
-@register_lowering("aten.mm.default", "aten.bmm.default", "aten.matmul.default")
+@register_lowering("aten.mm.default", "aten.bmm.default")
 def _mm(L, a):
-    x, y = a["self"], (a.get("mat2") if a.get("mat2") is not None else a.get("other"))
-    if not (_float(x) and _float(y)) or x.dtype != y.dtype:
+    x, y = a["self"], a["mat2"]
+    if not (_float(x) and _float(y)) or x.dtype != y.dtype or len(x.shape) < 2 \
+            or len(y.shape) < 2:
         raise Unsupported
     return L.extern(None, [x, y], code="np.matmul({0}, {1})")
 
