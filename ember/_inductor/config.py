@@ -22,6 +22,7 @@ debug = int(os.environ.get("EMBER_DEBUG", "0") or 0) >= 2
 fuse_transcendentals = "auto"
 transcendental_min_numel = 4096
 use_numba = True
+reuse_buffers = True  # a kernel may write its output into a dead input of the same shape
 boundscheck = os.environ.get("EMBER_BOUNDSCHECK", "0") == "1"
 cache_dir = None  # None: $EMBER_CACHE, else the user cache dir
 

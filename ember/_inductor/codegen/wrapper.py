@@ -157,7 +157,7 @@ class WrapperCodegen:
             raise AssertionError(b.kind)
 
     def _reusable(self, d: Buffer, i: int) -> bool:
-        return (self.owner.get(d) in _OWNED and d not in self.outputs
+        return (config.reuse_buffers and self.owner.get(d) in _OWNED and d not in self.outputs
                 and self.last.get(d) == i)
 
     def _group(self, g: FusedGroup, i: int) -> None:
