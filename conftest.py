@@ -14,3 +14,9 @@ torch.set_num_threads(1)
 
 # the alias's child-process shim is a package named `torch`: importing it would alias this process
 collect_ignore_glob = ["ember/_alias_path/*"]
+
+# generated kernels (ember._inductor) compile into a project-local cache, reused between runs,
+# with Numba bounds checks on
+os.environ.setdefault("EMBER_CACHE", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  ".ember_cache"))
+os.environ.setdefault("EMBER_BOUNDSCHECK", "1")

@@ -54,6 +54,9 @@ LAYERS = [
     ("distributions/*", 5), ("utils/checkpoint.py", 5), ("hub.py", 5), ("utils/model_zoo.py", 5),
     ("utils/tensorboard/*", 6),  # add_graph traces with fx
     # L6, L7
+    # the kernel cache and settings serve ember.optim's fused kernels too
+    ("_inductor/__init__.py", 5), ("_inductor/config.py", 5), ("_inductor/codecache.py", 5),
+    ("_inductor/metrics.py", 5),
     ("fx/*", 6), ("_dynamo/*", 7), ("_inductor/*", 7),
     ("_functorch/*", 7), ("functorch/*", 7),
 ]

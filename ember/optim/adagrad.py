@@ -14,6 +14,7 @@ from .. import _creation as C
 from .. import _dtype as D
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
+from . import _fused
 from ._flat import flat_bucket
 from .adam import _as_real, _same
 from .nadam import _tensor_steps
@@ -123,6 +124,8 @@ class Adagrad(Optimizer):
             F._foreach_addcdiv_(ps, gs, std, minus_clr)
 
     def _update_flat(self, ps: list, gs: list, b, group: dict, lr, wd, eps) -> None:
+        if group.get("fused") and _fused.adagrad_flat(ps, gs, b, group, lr, wd, eps):
+            return  # one generated kernel (ember/optim/_fused.py)
         # the list path's arithmetic on the flat state: one op per step over every parameter
         g, d, steps, sums = [b.grad], [b.scratch], [b.flat["step"]], [b.flat["sum"]]
         F._foreach_copy_(b.grad_views, gs)

@@ -16,6 +16,7 @@ from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from .._tensor_methods.pointwise_math import view_as_real
+from . import _fused
 from ._flat import flat_bucket
 from ._raw import run_update
 from .optimizer import (
@@ -151,6 +152,8 @@ class Adam(Optimizer):
 
 
     def _update_flat(self, ps: list, gs: list, b, group: dict, lr, wd, eps) -> None:
+        if group.get("fused") and _fused.adam_flat(ps, gs, b, group, lr, wd, eps):
+            return  # one generated kernel (ember/optim/_fused.py)
         # the list path's arithmetic, element for element, on the flat state buffers
         beta1, beta2 = group["betas"]
         g, d, steps = [b.grad], [b.scratch], [b.flat["step"]]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
+from . import _fused
 from ._flat import flat_bucket
 from ._raw import TensorOps, run_update
 from .optimizer import Optimizer, _get_value, _to_scalar
@@ -113,6 +114,8 @@ class SGD(Optimizer):
             F._foreach_add_(ps, gs, alpha=-lr)
 
     def _update_flat(self, ps: list, gs: list, b, group: dict, lr: float) -> None:
+        if group.get("fused") and _fused.sgd_flat(ps, gs, b, group, lr):
+            return  # one generated kernel (ember/optim/_fused.py)
         # the list path's momentum arithmetic on one flat buffer (gs already hold maximize/wd)
         momentum, g, bufs = group["momentum"], [b.grad], [b.flat["momentum_buffer"]]
         F._foreach_copy_(b.grad_views, gs)

@@ -2,8 +2,8 @@
 
 ``"eager"`` runs the captured graph as generated Python; ``"aot_eager"`` runs it through AOT
 autograd (``ember._functorch``: forward and backward graphs, interpreted node by node).
-``"inductor"`` is registered under its torch name; until generated kernels land it runs the eager
-backend and says so once (logger ``ember._dynamo``, level WARNING), so a benchmark never mistakes it.
+``"inductor"`` (the default of ``ember.compile``) runs AOT autograd with ``ember._inductor``'s
+generated fused kernels (``ember._inductor.compile_fx``).
 
 Example:
     >>> from ember._dynamo.backends.registry import list_backends, lookup_backend
@@ -14,15 +14,12 @@ Example:
 """
 from __future__ import annotations
 
-import logging
-
 from ..._functorch.compilers import aot_eager as _aot_eager
+from ..._inductor.compile_fx import compile_fx
 from ..exc import InvalidBackend
 
 _BACKENDS: dict = {}
 _TAGS: dict = {}
-_log = logging.getLogger("ember._dynamo")
-_announced: set = set()
 
 
 def register_backend(compiler_fn=None, name: str | None = None, tags=()):
@@ -60,16 +57,10 @@ def eager(gm, example_inputs):
     return gm.forward
 
 
-def _stand_in(name: str):
-    def backend(gm, example_inputs):
-        if name not in _announced:
-            _announced.add(name)
-            _log.warning("backend=%r is not available yet in ember: running the captured graphs "
-                         "with the 'eager' backend", name)
-        return gm.forward
-    backend.__name__ = name
-    return backend
+def inductor(gm, example_inputs, **kwargs):
+    """AOT autograd + generated Numba kernels (``ember._inductor.compile_fx``)."""
+    return compile_fx(gm, example_inputs, **kwargs)
 
 
-register_backend(_stand_in("inductor"), name="inductor")
+register_backend(inductor, name="inductor")
 register_backend(_aot_eager, name="aot_eager", tags=("debug",))

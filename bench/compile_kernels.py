@@ -1,0 +1,217 @@
+"""Generated kernels (``ember._inductor``): ember eager / ember compiled / torch eager /
+torch.compile, one process, one thread.
+
+Workloads: the seed MLP step (800x10 -> 64 -> 32 -> 1, MSE, Adam), a LeNet-5 step (batch 64,
+cross-entropy, Adam), the GPT-style step (n_layer 4, n_head 4, n_embd 128, block 64, batch 8,
+Adam), ``gelu_tanh(x*a + b)*c - d`` on 4M float32, a row softmax and a layer norm (4096x1024);
+then the MLP step's cold compile (fresh kernel cache, new process) and warm compile (second process
+with that cache: capture and lowering run again, kernels load from disk).
+
+"compiled" = ``ember.compile(loss_fn)`` (forward + loss; backward through AOT autograd) with the
+optimizer given by ``--optim`` (``fused``: ``Adam(fused=True)``, one generated kernel per dtype);
+torch.compile runs the same function when it works on this machine (it needs a C compiler), and is
+reported as "n/a" otherwise.
+
+Usage: ``python bench/compile_kernels.py [--steps N] [--only NAME ...] [--no-torch-compile]``.
+Targets (issue 24): compiled MLP step <= 0.7x torch eager; LeNet and GPT <= 0.9x; the pointwise
+chain at least torch.compile's throughput; cold compile <= 3 s, warm <= 0.3 s.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "_functorch"))
+import _timing  # noqa: E402
+import _models  # noqa: E402
+
+GPT = dict(vocab=64, n_layer=4, n_head=4, n_embd=128, block_size=64)
+
+
+def _t(lib, a):
+    return lib.tensor(a)
+
+
+def mlp_task(lib):
+    rng = np.random.default_rng(0)
+    x, y = _t(lib, rng.standard_normal((800, 10), np.float32)), \
+        _t(lib, rng.standard_normal((800, 1), np.float32))
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(10, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(),
+                          nn.Linear(32, 1))
+
+    def loss(x, y):
+        return nn.functional.mse_loss(model(x), y)
+    return model, loss, (x, y)
+
+
+def lenet_task(lib):
+    rng = np.random.default_rng(0)
+    x = _t(lib, rng.standard_normal((64, 1, 28, 28), np.float32))
+    y = _t(lib, rng.integers(0, 10, (64,)))
+    nn = lib.nn
+    model = nn.Sequential(
+        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+
+    def loss(x, y):
+        return nn.functional.cross_entropy(model(x), y)
+    return model, loss, (x, y)
+
+
+def gpt_task(lib):
+    rng = np.random.default_rng(0)
+    idx, tgt = _t(lib, rng.integers(0, 64, (8, 64))), _t(lib, rng.integers(0, 64, (8, 64)))
+    model = _models.build(lib).GPT(**GPT)
+
+    def loss(idx, tgt):
+        return model(idx, tgt)
+    return model, loss, (idx, tgt)
+
+
+TASKS = {"mlp": mlp_task, "lenet": lenet_task, "gpt": gpt_task}
+
+
+def make_step(lib, task, mode, optim):
+    """mode: eager | compiled; optim: plain | fused."""
+    lib.manual_seed(0)
+    model, loss, inputs = TASKS[task](lib)
+    kw = {"fused": True} if optim == "fused" else {}
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3, **kw)
+    run = lib.compile(loss) if mode == "compiled" else loss
+
+    def step():
+        opt.zero_grad()
+        out = run(*inputs)
+        out.backward()
+        opt.step()
+        return out
+    return step
+
+
+def gelu_chain(lib, x, a, b, c, d):
+    return lib.nn.functional.gelu(x * a + b, approximate="tanh") * c - d
+
+
+def kernels_inputs(lib):
+    rng = np.random.default_rng(0)
+    n = 4 * 1024 * 1024
+    chain = tuple(_t(lib, rng.standard_normal(n, np.float32)) for _ in range(5))
+    rows = _t(lib, rng.standard_normal((4096, 1024), np.float32))
+    w, bb = _t(lib, rng.standard_normal(1024, np.float32)), _t(lib, rng.standard_normal(1024, np.float32))
+    return {"gelu_chain 4M": (lambda *t: gelu_chain(lib, *t), chain),
+            "row softmax 4096x1024": (lambda x: lib.softmax(x, -1), (rows,)),
+            "layer_norm 4096x1024": (lambda x, w, b: lib.nn.functional.layer_norm(x, (1024,), w, b),
+                                     (rows, w, bb))}
+
+
+def timed(fn, steps, repeats=5, warmup=3):
+    try:
+        return _timing.time_step(fn, steps, repeats, warmup)
+    except Exception as e:  # torch.compile without a C compiler, ...
+        return f"n/a ({type(e).__name__})"
+
+
+def fmt(v, base=None):
+    if isinstance(v, str):
+        return f"{v[:22]:>24}"
+    r = f" ({v / base:4.2f}x)" if base else ""
+    return f"{v:9.3f} ms{r:>9}"
+
+
+COLD = """
+import sys, time
+t0 = time.perf_counter()
+sys.path.insert(0, {root!r}); sys.path.insert(0, {bench!r})
+import compile_kernels as ck
+import ember
+step = ck.make_step(ember, "mlp", "compiled", {optim!r})
+t1 = time.perf_counter()
+step()
+t2 = time.perf_counter()
+from ember._inductor import codecache
+print(f"{{t2 - t1:.3f}} {{t1 - t0:.3f}} {{codecache.stats['modules_written']}}")
+"""
+
+
+def compile_times(optim):
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, EMBER_CACHE=cache)
+        code = COLD.format(root=os.path.join(HERE, ".."), bench=HERE, optim=optim)
+        out = []
+        for _ in range(2):
+            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                               text=True, timeout=600)
+            if r.returncode:
+                raise RuntimeError(r.stderr)
+            out.append(r.stdout.split())
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--only", nargs="*")
+    p.add_argument("--optim", default="fused", choices=("fused", "plain"))
+    p.add_argument("--no-torch-compile", action="store_true")
+    args = p.parse_args()
+    import torch
+
+    import ember
+    torch.set_num_threads(1)
+    ember.set_num_threads(1)
+    want = set(args.only or ["mlp", "lenet", "gpt", "kernels", "compile"])
+    print(f"ember._inductor benchmark: 1 thread, best of 5 x {args.steps} calls; optimizer "
+          f"Adam({'fused=True' if args.optim == 'fused' else 'default'}) for ember compiled, "
+          "default Adam for the others")
+    head = f"{'workload':<24}{'ember eager':>24}{'ember compiled':>24}{'torch eager':>24}" \
+           f"{'torch.compile':>24}"
+    print(head)
+    for task in ("mlp", "lenet", "gpt"):
+        if task not in want:
+            continue
+        steps = args.steps if task != "gpt" else max(3, args.steps // 4)
+        te = timed(make_step(torch, task, "eager", "plain"), steps)
+        ee = timed(make_step(ember, task, "eager", "plain"), steps)
+        ec = timed(make_step(ember, task, "compiled", args.optim), steps)
+        tc = "skipped" if args.no_torch_compile else timed(
+            make_step(torch, task, "compiled", "plain"), steps)
+        print(f"{task + ' step':<24}{fmt(ee, te)}{fmt(ec, te)}{fmt(te)}{fmt(tc, te) if not isinstance(tc, str) else fmt(tc)}")
+    if "kernels" in want:
+        ek, tk = kernels_inputs(ember), kernels_inputs(torch)
+        for name in ek:
+            fe, ins_e = ek[name]
+            ft, ins_t = tk[name]
+            with torch.no_grad(), ember.no_grad():
+                te = timed(lambda: ft(*ins_t), args.steps)
+                ee = timed(lambda: fe(*ins_e), args.steps)
+                ce = ember.compile(fe)
+                ec = timed(lambda: ce(*ins_e), args.steps)
+                tc = "skipped"
+                if not args.no_torch_compile:
+                    ct = torch.compile(ft)
+                    tc = timed(lambda: ct(*ins_t), args.steps)
+            print(f"{name:<24}{fmt(ee, te)}{fmt(ec, te)}{fmt(te)}{fmt(tc, te) if not isinstance(tc, str) else fmt(tc)}")
+    if "compile" in want:
+        (cold, imp0, written0), (warm, imp1, written1) = compile_times(args.optim)
+        print(f"MLP step compile (first call minus nothing else; imports {imp0}s / {imp1}s "
+              "not included): "
+              f"cold {cold} s ({written0} kernel modules written), warm {warm} s "
+              f"({written1} written)")
+
+
+if __name__ == "__main__":
+    main()

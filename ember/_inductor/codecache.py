@@ -1,0 +1,171 @@
+"""The kernel cache: generated source on disk, loaded as real modules so Numba's own cache works.
+
+A kernel module's source is written once to ``<cache>/kernels/<versions>/k_<sha256[:16]>.py`` (temp
+file + ``os.replace``, so concurrent processes never read half a file), where ``<versions>`` names
+Python, Numba and the codegen version. It is imported under a unique name registered in
+``sys.modules`` *before* it runs, which Numba's ``cache=True`` needs to find the module again in
+the next process; its compiled machine code then lands in the ``__pycache__`` next to it. An
+in-memory map from source hash to module makes identical kernels load once per process.
+
+``numba_available()`` is False when Numba cannot be imported (or ``config.use_numba`` is off); the
+generated NumPy variant of each kernel then runs.
+
+Example:
+    >>> mod = load_source("def f(x):\\n    return x + 1\\n")
+    >>> mod.f(1)
+    2
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+import warnings
+
+from . import config
+
+CODEGEN_VERSION = "1"
+_MODULES: dict = {}
+_NUMBA = []
+# counters the tests and benchmarks read (torch has torch._inductor.metrics)
+stats = {"modules_written": 0, "modules_loaded": 0, "numba_fallbacks": 0}
+
+
+def numba_available() -> bool:
+    """Whether generated kernels compile with Numba in this process."""
+    if not config.use_numba:
+        return False
+    if not _NUMBA:
+        try:
+            import numba  # noqa: F401  (optional at run time: NumPy code runs without it)
+            _NUMBA.append(True)
+        except ImportError:
+            _NUMBA.append(False)
+    return _NUMBA[0]
+
+
+def _version_tag() -> str:
+    py = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    nb = "nonumba"
+    if numba_available():
+        import numba
+        nb = "numba" + numba.__version__
+    return f"{py}-{nb}-ember-codegen-v{CODEGEN_VERSION}"
+
+
+def kernel_dir() -> str:
+    """The directory holding this process's kernel files (created on demand)."""
+    d = os.path.join(config.get_cache_dir(), "kernels", _version_tag())
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def source_key(src: str) -> str:
+    """The hash naming a kernel module: its source and the versions it was generated for."""
+    return hashlib.sha256((_version_tag() + "\n" + src).encode()).hexdigest()[:16]
+
+
+def _write_atomic(path: str, src: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(src)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_source(src: str):
+    """The module holding ``src`` (written to the cache when new, imported once per process)."""
+    key = source_key(src)
+    mod = _MODULES.get(key)
+    if mod is not None:
+        return mod
+    path = os.path.join(kernel_dir(), f"k_{key}.py")
+    if not os.path.exists(path):
+        _write_atomic(path, src)
+        stats["modules_written"] += 1
+    name = f"ember_kernels.k_{key}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # before exec: Numba's cache locates the module by name
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    stats["modules_loaded"] += 1
+    _MODULES[key] = mod
+    return mod
+
+
+class Kernel:
+    """A generated kernel: the Numba function, and the NumPy function run when Numba is missing or
+    the Numba one fails to compile (one warning, then NumPy for that kernel)."""
+
+    __slots__ = ("name", "fn", "numpy_fn", "numba_fn", "source")
+
+    def __init__(self, name: str, numba_fn, numpy_fn, source: str) -> None:
+        self.name, self.numba_fn, self.numpy_fn, self.source = name, numba_fn, numpy_fn, source
+        self.fn = self._first if numba_fn is not None else numpy_fn
+
+    def _first(self, *args):
+        try:
+            out = self.numba_fn(*args)
+        except Exception as e:  # a typing/lowering error of this kernel only
+            if not _is_numba_error(e):
+                raise
+            warnings.warn(f"ember._inductor: Numba could not compile kernel {self.name} "
+                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+                          "running its NumPy version", RuntimeWarning, stacklevel=3)
+            stats["numba_fallbacks"] += 1
+            self.fn = self.numpy_fn
+            return self.numpy_fn(*args)
+        self.fn = self.numba_fn
+        return out
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def compiled_from_cache(self) -> tuple:
+        """(cache hits, cache misses) of the Numba dispatcher (misses = compilations)."""
+        st = getattr(self.numba_fn, "stats", None)
+        if st is None:
+            return (0, 0)
+        return (sum(st.cache_hits.values()), sum(st.cache_misses.values()))
+
+
+def _is_numba_error(e: Exception) -> bool:
+    mod = type(e).__module__ or ""
+    return mod.startswith("numba") or mod.startswith("llvmlite")
+
+
+_LOADED: list = []
+
+
+def load_kernel(name: str, numba_src: str | None, numpy_src: str) -> Kernel:
+    """A ``Kernel`` from the two generated sources (each defines a function called ``name``)."""
+    numpy_fn = load_source(numpy_src).__dict__[name]
+    numba_fn = None
+    if numba_src is not None and numba_available():
+        numba_fn = load_source(numba_src).__dict__[name]
+    k = Kernel(name, numba_fn, numpy_fn, numba_src or numpy_src)
+    _LOADED.append(k)
+    return k
+
+
+def numba_cache_stats() -> dict:
+    """Over every Numba kernel loaded in this process: ``hits`` (machine code loaded from the disk
+    cache) and ``misses`` (compilations)."""
+    seen, hits, misses = set(), 0, 0
+    for k in _LOADED:
+        if k.numba_fn is None or id(k.numba_fn) in seen:
+            continue
+        seen.add(id(k.numba_fn))
+        h, m = k.compiled_from_cache()
+        hits, misses = hits + h, misses + m
+    return {"hits": hits, "misses": misses}

@@ -1,0 +1,38 @@
+"""Settings of the kernel generator, read on every compile (torch's ``torch._inductor.config``).
+
+``debug``: print the generated wrapper and kernels (also on with ``EMBER_DEBUG=2``).
+``fuse_transcendentals``: ``"auto"`` keeps full-size exp/log/tanh/sigmoid/erf nodes as NumPy ufunc
+calls (Numba's versions measured 2.5-6x slower here, no SVML) unless Numba reports SVML; ``True``
+fuses them into the Numba kernels; ``False`` never does.
+``transcendental_min_numel``: below this many elements a transcendental node fuses anyway (a ufunc
+call costs more than the maths).
+``use_numba``: ``False`` runs every kernel as generated NumPy code.
+``cache_dir``: the kernel cache (default ``$EMBER_CACHE``, else ``~/.cache/ember``).
+
+Example:
+    >>> from ember._inductor import config
+    >>> config.fuse_transcendentals
+    'auto'
+"""
+from __future__ import annotations
+
+import os
+
+debug = int(os.environ.get("EMBER_DEBUG", "0") or 0) >= 2
+fuse_transcendentals = "auto"
+transcendental_min_numel = 4096
+use_numba = True
+reuse_buffers = True  # a kernel may write its output into a dead input of the same shape
+boundscheck = os.environ.get("EMBER_BOUNDSCHECK", "0") == "1"
+cache_dir = None  # None: $EMBER_CACHE, else the user cache dir
+
+
+def get_cache_dir() -> str:
+    """The kernel cache root: ``config.cache_dir``, ``$EMBER_CACHE`` or ``~/.cache/ember``."""
+    if cache_dir:
+        return str(cache_dir)
+    env = os.environ.get("EMBER_CACHE")
+    if env:
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ember")
