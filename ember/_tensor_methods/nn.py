@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._dispatch import dispatch
 from .._primitives import nn_ops as NN
-from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
+from ..overrides import PLAIN_TYPES, try_torch_function
 from ._args import as_dtype, dim_arg
 
 __all__ = ["NNMixin", "FUNCTIONS"]
@@ -23,8 +23,10 @@ def softmax(input, dim, dtype=None):
     >>> ember.softmax(ember.tensor([1., 1.]), 0)
     tensor([0.5000, 0.5000])
     """
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(softmax, (input,), input, dim, dtype=dtype)
+    if type(input) not in PLAIN_TYPES:
+        r = try_torch_function(softmax, (input,), input, dim, dtype=dtype)
+        if r is not NotImplemented:
+            return r
     if dtype is not None:
         input = input.to(as_dtype(dtype))
     return dispatch(NN.softmax, input, dim=dim_arg(dim, input.dim()))
@@ -37,8 +39,10 @@ def log_softmax(input, dim, dtype=None):
     >>> ember.log_softmax(ember.tensor([0., 0.]), 0)
     tensor([-0.6931, -0.6931])
     """
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(log_softmax, (input,), input, dim, dtype=dtype)
+    if type(input) not in PLAIN_TYPES:
+        r = try_torch_function(log_softmax, (input,), input, dim, dtype=dtype)
+        if r is not NotImplemented:
+            return r
     if dtype is not None:
         input = input.to(as_dtype(dtype))
     return dispatch(NN.log_softmax, input, dim=dim_arg(dim, input.dim()))
