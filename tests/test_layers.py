@@ -20,7 +20,7 @@ ROOF = 99  # ember/__init__.py: the namespace, above everything
 
 # (pattern relative to ember/, layer); the first matching pattern wins
 LAYERS = [
-    ("__init__.py", ROOF),
+    ("__init__.py", ROOF), ("_exports.py", ROOF),  # _exports: the namespace's generated re-exports
     ("examples/*", ROOF),  # runnable examples use the whole ember.* namespace
     # the import torch -> ember alias serves the whole namespace
     ("_torch_alias.py", ROOF), ("run.py", ROOF), ("_alias_path/*", ROOF),
