@@ -173,7 +173,7 @@ def render_init_stub(ember) -> str:
     names = {n: v for n, v in vars(ember).items() if _is_public(n, v)}
     lazy = sorted(set(ember._LAZY_MODULES) | set(ember._LAZY_AMP) | {"install_as_torch", "vmap"})
     exported_types = {id(v): n for n, v in names.items() if isinstance(v, type)}
-    imports, defs, values = [], [], []
+    imports, defs, values, aliases = [], [], [], []
     for name in sorted(names):
         v = names[name]
         if isinstance(v, types.ModuleType):
@@ -184,6 +184,8 @@ def render_init_stub(ember) -> str:
                 imports.append(f"from .{mod.split('.', 1)[1]} import {v.__qualname__} as {name}")
             else:
                 values.append(f"{name}: Any")
+        elif getattr(ember.Tensor, name, None) is v:  # a method is also the function: one signature
+            aliases.append(f"{name} = Tensor.{name}")
         elif isinstance(v, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
             defs.extend(_def(name, v))
         elif id(type(v)) in exported_types:
@@ -200,7 +202,7 @@ def render_init_stub(ember) -> str:
         else:
             defs.append(f"def {name}(*args, **kwargs) -> Any: ...")
     out = [STUB_HEADER, "from typing import Any", "", *sorted(imports), "", "__version__: str",
-           *values, "", *defs, "", "def __getattr__(name: str) -> Any: ..."]
+           *values, "", *aliases, "", *defs, "", "def __getattr__(name: str) -> Any: ..."]
     return "\n".join(out) + "\n"
 
 

@@ -129,26 +129,24 @@ def _like(input, generator, dtype, device, requires_grad, op, **params):
                    generator=_gen(generator), **params)
 
 
-def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
-    """Uniform [0, 1) samples with ``input``'s shape, dtype and device."""
-    if type(input) not in PLAIN_TYPES:
-        r = try_torch_function(rand_like, (input,), input, generator=generator, dtype=dtype,
-                               device=device, requires_grad=requires_grad)
-        if r is not NotImplemented:
-            return r
-    return _like(input, generator, dtype, device, requires_grad, R.uniform)
+def _float_like(op, name: str, doc: str):
+    def fn(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+           memory_format=None):
+        if type(input) not in PLAIN_TYPES:
+            r = try_torch_function(fn, (input,), input, generator=generator, dtype=dtype, device=device,
+                                   requires_grad=requires_grad)
+            if r is not NotImplemented:
+                return r
+        return _like(input, generator, dtype, device, requires_grad, op)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
-    """Standard normal samples with ``input``'s shape, dtype and device."""
-    if type(input) not in PLAIN_TYPES:
-        r = try_torch_function(randn_like, (input,), input, generator=generator, dtype=dtype,
-                               device=device, requires_grad=requires_grad)
-        if r is not NotImplemented:
-            return r
-    return _like(input, generator, dtype, device, requires_grad, R.normal)
+rand_like = _float_like(R.uniform, "rand_like",
+                        "Uniform [0, 1) samples with ``input``'s shape, dtype and device.")
+randn_like = _float_like(R.normal, "randn_like",
+                         "Standard normal samples with ``input``'s shape, dtype and device.")
 
 
 def randint_like(input, *args, generator=None, dtype=None, layout=None, device=None,
