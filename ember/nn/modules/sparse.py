@@ -28,6 +28,14 @@ def _padding_idx(padding_idx, num_embeddings: int, what: str):
     return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
 
 
+def _norm_options_repr(m) -> str:
+    """The ``max_norm``/``norm_type``/``scale_grad_by_freq`` part of an embedding's repr (format fields)."""
+    return "".join(part for part, shown in ((", max_norm={max_norm}", m.max_norm is not None),
+                                            (", norm_type={norm_type}", m.norm_type != 2),
+                                            (", scale_grad_by_freq={scale_grad_by_freq}",
+                                             m.scale_grad_by_freq is not False)) if shown)
+
+
 class Embedding(Module):
     """Rows of ``weight`` (``num_embeddings x embedding_dim``) indexed by integer input.
 
@@ -75,12 +83,7 @@ class Embedding(Module):
         s = "{num_embeddings}, {embedding_dim}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += _norm_options_repr(self)
         if self.sparse is not False:
             s += ", sparse=True"
         return s.format(**self.__dict__)
@@ -141,12 +144,7 @@ class EmbeddingBag(Module):
 
     def extra_repr(self) -> str:
         s = "{num_embeddings}, {embedding_dim}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += _norm_options_repr(self)
         s += ", mode={mode}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
