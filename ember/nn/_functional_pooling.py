@@ -55,6 +55,15 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, nd, name
     return out, idx
 
 
+def _publish_pair(fn, with_indices, name: str, doc: str):
+    """``name`` and ``name_with_indices`` as public functions (a max pool and its indices form)."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    with_indices.__name__ = with_indices.__qualname__ = name + "_with_indices"
+    with_indices.__doc__ = f"``{name}`` returning ``(output, indices)``."
+    return public(fn), public(with_indices)
+
+
 def _max_pool_fn(nd):
     name = f"max_pool{nd}d"
 
@@ -66,12 +75,9 @@ def _max_pool_fn(nd):
            return_indices=False):
         out, idx = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, nd, name)
         return (out, idx) if return_indices else out
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"{nd}-d max pooling over ``(N, C, *S)``; ``return_indices`` also gives each "
-                  f"maximum's flat position within its ``(n, c)`` plane.")
-    with_indices.__name__ = with_indices.__qualname__ = name + "_with_indices"
-    with_indices.__doc__ = f"``{name}`` returning ``(output, indices)``."
-    return public(fn), public(with_indices)
+    return _publish_pair(fn, with_indices, name,
+                         f"{nd}-d max pooling over ``(N, C, *S)``; ``return_indices`` also gives each "
+                         f"maximum's flat position within its ``(n, c)`` plane.")
 
 
 max_pool1d, max_pool1d_with_indices = _max_pool_fn(1)
@@ -189,12 +195,8 @@ def _adaptive_max_fn(nd):
     def fn(input, output_size, return_indices=False):
         out, idx = _adaptive(input, output_size, nd, "max")
         return (out, idx) if return_indices else out
-    name = f"adaptive_max_pool{nd}d"
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Max pooling to a fixed output size over {nd} spatial dims (indices optional)."
-    with_indices.__name__ = with_indices.__qualname__ = name + "_with_indices"
-    with_indices.__doc__ = f"``{name}`` returning ``(output, indices)``."
-    return public(fn), public(with_indices)
+    return _publish_pair(fn, with_indices, f"adaptive_max_pool{nd}d",
+                         f"Max pooling to a fixed output size over {nd} spatial dims (indices optional).")
 
 
 adaptive_max_pool1d, adaptive_max_pool1d_with_indices = _adaptive_max_fn(1)

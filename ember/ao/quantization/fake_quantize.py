@@ -23,7 +23,8 @@ from ..._quantized.fake_quantize import (fake_quantize_per_channel_affine,
 from ..._quantized.tensor import (per_channel_affine, per_channel_affine_float_qparams,
                                   per_channel_symmetric, per_tensor_affine, per_tensor_symmetric)
 from ...nn.modules.module import Module
-from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, _with_args)
+from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, _take_saved_shapes,
+                       _with_args)
 
 __all__ = ["FakeQuantizeBase", "FakeQuantize", "FusedMovingAvgObsFakeQuantize", "default_fake_quant",
            "default_weight_fake_quant", "default_per_channel_weight_fake_quant",
@@ -105,10 +106,7 @@ class FakeQuantize(FakeQuantizeBase):
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
-        for name in ("scale", "zero_point"):
-            key = prefix + name
-            if key in state_dict:  # per-channel qparams take the saved shape
-                setattr(self, name, state_dict[key].detach().clone())
+        _take_saved_shapes(self, state_dict, prefix, ("scale", "zero_point"))
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 

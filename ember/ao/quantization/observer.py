@@ -38,6 +38,15 @@ __all__ = ["ObserverBase", "UniformQuantizationObserverBase", "MinMaxObserver",
 _EPS = float(np.finfo(np.float32).eps)
 
 
+def _take_saved_shapes(module, state_dict, prefix: str, names) -> None:
+    """Before a normal load: the buffers ``names`` become copies of the saved tensors, so per-channel
+    values of any length load into a module made with empty ones."""
+    for name in names:
+        key = prefix + name
+        if key in state_dict:
+            setattr(module, name, state_dict[key].detach().clone())
+
+
 class _PartialWrapper:
     """``Observer.with_args(...)``: a factory that remembers its arguments (prints as torch's)."""
 
@@ -238,10 +247,7 @@ class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
-        for name in ("min_val", "max_val"):
-            key = prefix + name
-            if key in state_dict:  # per-channel statistics take the saved shape
-                setattr(self, name, state_dict[key].detach().clone())
+        _take_saved_shapes(self, state_dict, prefix, ("min_val", "max_val"))
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
