@@ -38,13 +38,17 @@ __all__ = ["ObserverBase", "UniformQuantizationObserverBase", "MinMaxObserver",
 _EPS = float(np.finfo(np.float32).eps)
 
 
-def _take_saved_shapes(module, state_dict, prefix: str, names) -> None:
-    """Before a normal load: the buffers ``names`` become copies of the saved tensors, so per-channel
-    values of any length load into a module made with empty ones."""
-    for name in names:
-        key = prefix + name
-        if key in state_dict:
-            setattr(module, name, state_dict[key].detach().clone())
+class _AdoptSavedShapes:
+    """Mixin: on load, the buffers named in ``_adopt_shapes`` first become copies of the saved tensors,
+    so per-channel values of any length load into a module made with empty ones."""
+
+    _adopt_shapes: tuple = ()
+
+    def _load_from_state_dict(self, state_dict, prefix, *args):
+        for name in self._adopt_shapes:
+            if prefix + name in state_dict:
+                setattr(self, name, state_dict[prefix + name].detach().clone())
+        super()._load_from_state_dict(state_dict, prefix, *args)
 
 
 class _PartialWrapper:
@@ -204,8 +208,10 @@ class MovingAverageMinMaxObserver(MinMaxObserver):
         return x_orig
 
 
-class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
+class PerChannelMinMaxObserver(_AdoptSavedShapes, UniformQuantizationObserverBase):
     """Running min/max per index of dimension ``ch_axis`` (weights: one scale per output channel)."""
+
+    _adopt_shapes = ("min_val", "max_val")  # per-channel values take the saved shape
 
     def __init__(self, ch_axis=0, dtype=D.quint8, qscheme=per_channel_affine, reduce_range=False,
                  quant_min=None, quant_max=None, factory_kwargs=None, eps=_EPS, is_dynamic=False,
@@ -244,12 +250,6 @@ class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
 
     def extra_repr(self):
         return f"min_val={self.min_val}, max_val={self.max_val}"
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        _take_saved_shapes(self, state_dict, prefix, ("min_val", "max_val"))
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
 
     def reset_min_max_vals(self):
         self.min_val = tensor([])
