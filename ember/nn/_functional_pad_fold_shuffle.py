@@ -138,15 +138,21 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # ------------------------------------------------------------------------------ shuffles
+def _shuffle_factor(input, factor, name: str, what: str) -> int:
+    """``factor`` as an int, after torch's checks (input of >= 3 dims, factor > 0)."""
+    r = int(factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {r}")
+    return r
+
+
 @public
 def pixel_shuffle(input, upscale_factor):
     """``(*, C * r^2, H, W) -> (*, C, H * r, W * r)``."""
-    r = int(upscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input "
-                           f"with {input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    r = _shuffle_factor(input, upscale_factor, "pixel_shuffle", "upscale_factor")
     c, h, w = input.shape[-3:]
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by "
@@ -162,12 +168,7 @@ def pixel_shuffle(input, upscale_factor):
 @public
 def pixel_unshuffle(input, downscale_factor):
     """``(*, C, H * r, W * r) -> (*, C * r^2, H, W)``."""
-    r = int(downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got "
-                           f"input with {input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    r = _shuffle_factor(input, downscale_factor, "pixel_unshuffle", "downscale_factor")
     c, h, w = input.shape[-3:]
     if h % r:
         raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but "

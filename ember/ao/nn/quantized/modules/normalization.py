@@ -8,19 +8,13 @@ Example:
 """
 from __future__ import annotations
 
-from ....._creation import tensor
 from ....._quantized.kernels import requantize
 from .....nn import functional as F
 from .....nn.modules.batchnorm import BatchNorm2d as FloatBatchNorm2d
 from .....nn.modules.normalization import LayerNorm as FloatLayerNorm
-from .utils import activation_qparams
+from .utils import activation_qparams, save_output_qparams
 
 __all__ = ["LayerNorm", "BatchNorm2d"]
-
-
-def _qparam_state(module, destination, prefix):
-    destination[prefix + "scale"] = tensor(float(module.scale))
-    destination[prefix + "zero_point"] = tensor(int(module.zero_point))
 
 
 def _load_qparams(module, state_dict, prefix):
@@ -35,7 +29,7 @@ class _OutputQParams:
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         super()._save_to_state_dict(destination, prefix, keep_vars)
-        _qparam_state(self, destination, prefix)
+        save_output_qparams(self, destination, prefix)
 
     def _load_from_state_dict(self, state_dict, prefix, *args):
         _load_qparams(self, state_dict, prefix)
