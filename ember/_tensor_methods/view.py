@@ -12,7 +12,7 @@ from .._shape import infer_size, normalize_dim, view_strides
 from .._primitives import shape_copy as SC
 from .._primitives import view as V
 from ..overrides import PLAIN_TYPES, try_torch_function
-from ._args import TensorBase, dim_arg, size_args
+from ._args import TensorBase, size_args
 
 __all__ = ["ViewMixin", "FUNCTIONS"]
 
