@@ -17,7 +17,7 @@ from __future__ import annotations
 import warnings
 
 from ._tensor import Tensor
-from .overrides import handle_torch_function, has_torch_function
+from .overrides import PLAIN_TYPES, try_torch_function
 
 __all__ = ["_assert", "_check", "_check_with", "_check_index", "_check_value", "_check_type",
            "_check_not_implemented", "_check_is_size"]
@@ -28,8 +28,10 @@ _DEFAULT = ("Expected cond to be True, but got False. (Could this error message 
 
 def _assert(condition, message):
     """``assert condition, message`` as a function (symbolic tracing keeps the call)."""
-    if type(condition) is not Tensor and has_torch_function((condition,)):
-        return handle_torch_function(_assert, (condition,), condition, message)
+    if type(condition) not in PLAIN_TYPES:
+        r = try_torch_function(_assert, (condition,), condition, message)
+        if r is not NotImplemented:
+            return r
     assert condition, message
 
 

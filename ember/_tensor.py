@@ -53,8 +53,7 @@ from ._primitives import creation as _CR
 from ._primitives import pointwise as P
 from ._primitives import shape_copy as SC
 from ._primitives import view as V
-from .overrides import (PLAIN_TYPES, DisableTorchFunctionSubclass, handle_torch_function,
-                        has_torch_function)
+from .overrides import PLAIN_TYPES, DisableTorchFunctionSubclass, try_torch_function
 from .utils.hooks import RemovableHandle, add_hook
 
 __all__ = ["Tensor"]
@@ -246,8 +245,10 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
     def to(self, *args, **kwargs):
         """``to(dtype)``, ``to(device, dtype=None)``, ``to(other)``; returns self when nothing changes
         (unless ``copy=True``)."""
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(Tensor.to, (self,), self, *args, **kwargs)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(Tensor.to, (self,), self, *args, **kwargs)
+            if r is not NotImplemented:
+                return r
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
@@ -351,14 +352,18 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return dispatch(SC.clone, self, memory_format="contiguous")
 
     def clone(self, *, memory_format=None):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(Tensor.clone, (self,), self, memory_format=memory_format)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(Tensor.clone, (self,), self, memory_format=memory_format)
+            if r is not NotImplemented:
+                return r
         return dispatch(SC.clone, self, memory_format=memory_format)
 
     def detach(self):
         """A tensor sharing data and version counter, cut from the graph."""
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(Tensor.detach, (self,), self)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(Tensor.detach, (self,), self)
+            if r is not NotImplemented:
+                return r
         storage = self._storage if self._base is None else self.untyped_storage()
         return new_tensor(Tensor, self._data, self._dtype, self._meta, None, storage,
                           self._version_cell())
@@ -580,9 +585,11 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``ember.autograd.backward``)."""
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(Tensor.backward, (self,), self, gradient, retain_graph,
-                                         create_graph, inputs)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(Tensor.backward, (self,), self, gradient, retain_graph, create_graph,
+                                   inputs)
+            if r is not NotImplemented:
+                return r
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ Python protocol
@@ -625,8 +632,10 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         """NumPy ufuncs applied to a tensor return a tensor (bool results as uint8, as torch does)."""
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(Tensor.__array_wrap__, (self,), self, array=array)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(Tensor.__array_wrap__, (self,), self, array=array)
+            if r is not NotImplemented:
+                return r
         if array.dtype == bool:
             array = array.astype("uint8")
         return from_numpy(np.asarray(array))

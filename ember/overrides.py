@@ -24,8 +24,9 @@ __all__ = ["has_torch_function", "handle_torch_function", "try_torch_function", 
            "TorchFunctionMode",
            "PLAIN_TYPES", "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
-# types whose __torch_function__ is the default (the fast path skips the protocol for them)
-PLAIN_TYPES: set = set()
+# types that never override the protocol (the fast path skips it for them): Python scalars and None
+# here, Tensor and Parameter added where they are defined
+PLAIN_TYPES: set = {int, float, bool, complex, type(None)}
 
 
 class _State(threading.local):

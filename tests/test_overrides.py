@@ -111,3 +111,29 @@ def test_has_torch_function_helpers():
     assert has_torch_function(([ember.ones(1), Wrapper()],))
     assert is_tensor_like(ember.ones(1)) and is_tensor_like(Wrapper())
     assert not is_tensor_like(1.0)
+
+
+def _later_argument_calls(lib):
+    """Overriding arguments that are not the first one: clamp's bounds, normal's std, where's other."""
+    w = Wrapper()
+    t = lib.ones(2)
+    return [lib.clamp(t, min=w), lib.clamp(t, None, w), lib.normal(t, w), lib.where(t > 0, t, w),
+            lib.lerp(t, t, w), t.lerp(t, w)]
+
+
+def test_override_in_a_later_argument():
+    for lib in (ember, torch):
+        Wrapper.log.clear()
+        assert _later_argument_calls(lib) == [("handled", n) for n in
+                                              ("clamp", "clamp", "normal", "where", "lerp", "lerp")]
+
+
+def test_override_result_none_is_returned():
+    # backward's override returning None must not fall through to ember's own backward
+    for lib in (ember, torch):
+        class Quiet(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return None
+        x = lib.ones(2, requires_grad=True).as_subclass(Quiet)
+        assert x.backward() is None and x.detach() is None and x.clone() is None

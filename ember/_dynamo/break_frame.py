@@ -32,16 +32,13 @@ from __future__ import annotations
 import types
 import weakref
 
-from .. import random as _random
 from ..nn import Module
 from .bytecode.py311 import decode_exception_table
-from .convert_frame import (CacheEntry, _Rebuild, _global_state, _prune_getitems, _restore_state,
-                            compiling)
+from .convert_frame import CacheEntry, _Rebuild, _prune_getitems, capture
 from .dynamic_shapes import generic_check, input_meta
 from .exc import BackendCompilerFailed, Unsupported
-from .output_graph import OutputGraph
 from .resume import check_resumable, live_locals, origin, resume_code
-from .symbolic_convert import instructions_of, trace_function
+from .symbolic_convert import instructions_of
 from .variables import NULL, MethodVT, TensorMethodVT
 
 _NULL = object()                          # a NULL stack slot in a rebuilt stack
@@ -139,17 +136,7 @@ def convert_with_break(fn, f_locals: dict, backend, err: Unsupported, *, wrap,
 
 def _trace_prefix(fn, f_locals, dynamic, stop, orig, plen, loop, brk):
     """Trace up to ``stop``: (og, gm, translator, NULL layout, bound, stack/local exprs, side effects)."""
-    og = OutputGraph(fn.__globals__, fn.__closure__)
-    og.guards.dynamic = dict(dynamic or {})
-    og.guards.state()
-    state, rng = _global_state(), _random.get_rng_state()
-    compiling[0] += 1
-    try:
-        _, tx = trace_function(fn, f_locals, output=og, stop_at=stop)
-    finally:
-        compiling[0] -= 1
-        _restore_state(state)
-        _random.set_rng_state(rng)
+    og, tx = capture(fn, f_locals, dynamic, stop_at=stop)
     if tx.ctx_stack:
         raise Unsupported("graph break inside a captured `with` block")
     rb = _StateRebuild(og)

@@ -143,16 +143,17 @@ def _restore_state(state):
     _autocast._sync_mode()
 
 
-def capture(fn, f_locals: dict, dynamic=None):
-    """Trace ``fn`` with ``f_locals``; returns (output graph, return tracker). Global state (grad
-    mode, autocast, the RNG) is left as it was. ``dynamic``: {source: dims} left unguarded."""
+def capture(fn, f_locals: dict, dynamic=None, stop_at=None):
+    """Trace ``fn`` with ``f_locals``; returns (output graph, return tracker), or with ``stop_at`` (an
+    instruction index) (output graph, translator stopped there). Global state (grad mode, autocast,
+    the RNG) is left as it was. ``dynamic``: {source: dims} left unguarded."""
     og = OutputGraph(fn.__globals__, fn.__closure__)
     og.guards.dynamic = dict(dynamic or {})
     og.guards.state()
     state, rng = _global_state(), _random.get_rng_state()
     compiling[0] += 1
     try:
-        return trace_function(fn, f_locals, output=og)
+        return trace_function(fn, f_locals, output=og, stop_at=stop_at)
     finally:
         compiling[0] -= 1
         _restore_state(state)

@@ -24,7 +24,7 @@ from .call_rules import CallRules, CtxExitLike, BINARY_OPS, COMPARE_OPS, items_o
 from .exc import Unsupported
 from .output_graph import OutputGraph
 from .variables import (NULL, CellVT, ConstVT, CtxVT, DictVT, IteratorVT, ListVT, NestedFunctionVT,
-                        ObjectVT, SetVT, SliceVT, TensorVT, TupleVT, VT)
+                        ObjectVT, SetVT, SliceVT, TupleVT, VT)
 
 _DONE = object()
 _STOPPED = object()   # run() reached ``stop_at`` (the start of a graph break)

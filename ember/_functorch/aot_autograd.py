@@ -88,6 +88,18 @@ def _input_aliases(primals, flat_out) -> dict:
     return out
 
 
+def _run_traced(builder, fn, primals: list, info, placeholder_name):
+    """Inside ``builder``: a placeholder per primal, ``fn`` run on them; fills ``info``'s output spec,
+    count and mutated inputs; returns (flat outputs, the builder's mutated inputs)."""
+    for i, p in enumerate(primals):
+        builder.placeholder(placeholder_name(i), p)
+    flat_out, info.out_spec = pytree.tree_flatten(fn(*primals))
+    mutated = builder.mutated_inputs()
+    info.mutated = [i for i, _, _ in mutated]
+    info.n_out = len(flat_out)
+    return flat_out, mutated
+
+
 def create_joint_graph(fn, flat_args: list, decompositions=None):
     """(joint GraphModule, info) for ``fn(*flat_args)`` traced on meta tensors.
 
@@ -98,13 +110,7 @@ def create_joint_graph(fn, flat_args: list, decompositions=None):
     primals = [_fake_input(a) for a in flat_args]
     info = _Traced()
     with builder, enable_grad():
-        for i, p in enumerate(primals):
-            builder.placeholder(f"primals_{i + 1}", p)
-        out = fn(*primals)
-        flat_out, info.out_spec = pytree.tree_flatten(out)
-        mutated = builder.mutated_inputs()
-        info.mutated = [i for i, _, _ in mutated]
-        info.n_out = len(flat_out)
+        flat_out, mutated = _run_traced(builder, fn, primals, info, lambda i: f"primals_{i + 1}")
         info.aliases = _input_aliases(primals, flat_out)
         grad_inputs = [i for i, p in enumerate(primals)
                        if isinstance(p, TensorBase) and p._requires_grad]
@@ -135,13 +141,7 @@ def _trace_inference(fn, flat_args, decompositions):
             p._requires_grad = False
     info = _Traced()
     with builder, no_grad():
-        for i, p in enumerate(primals):
-            builder.placeholder(f"arg{i}_1", p)
-        out = fn(*primals)
-        flat_out, info.out_spec = pytree.tree_flatten(out)
-        mutated = builder.mutated_inputs()
-        info.mutated = [i for i, _, _ in mutated]
-        info.n_out = len(flat_out)
+        flat_out, mutated = _run_traced(builder, fn, primals, info, lambda i: f"arg{i}_1")
         result = [node for _, _, node in mutated] + [builder.output_arg(o) for o in flat_out]
     gm = builder.graph_module(tuple(result), "InferenceModule")
     return gm, info, primals

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._errors import dtype_title
 from .._shape import broadcast_shapes
-from ._registry import TensorMeta, primitive
+from ._registry import SlowPath, TensorMeta, primitive
 
 __all__ = ["BINARY", "UNARY", "addcmul", "addcmul_", "addcdiv", "addcdiv_", "lerp", "lerp_", "norm",
            "zero_", "copy_", "pow_scalar_base"]
@@ -505,7 +505,7 @@ def norm(self, *, ord=2, dtype=None):
     for t in self:
         if t.dtype.kind not in "fc" or (dtype is not None and t.dtype.kind != "c"
                                         and dtype.np.itemsize < t.dtype.itemsize):
-            raise ValueError("_foreach_norm: dtype")  # the meta rule raises torch's message
+            raise SlowPath("_foreach_norm: dtype")  # the meta rule raises torch's message
         rt = dtype.np if dtype is not None else (t.dtype if t.dtype.kind != "c" else
                                                   np.dtype(t.real.dtype))
         x = t.astype(_F32) if t.dtype in _LOW else t

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtype as D
 from .._errors import dtype_title, fmt_shape
 from .._shape import broadcast_shapes
-from ._registry import TensorMeta, primitive
+from ._registry import SlowPath, TensorMeta, primitive
 
 __all__ = ["mm", "bmm", "mv", "dot", "vdot", "matmul", "addmm", "addmv", "addr", "baddbmm", "einsum",
            "matmul_meta", "cname", "check_same_dtype"]
@@ -180,7 +180,7 @@ def matmul_meta(a, b, has_out=False):
 @primitive("mm")
 def mm(a, b):
     if a.ndim != 2 or b.ndim != 2:
-        raise ValueError("mm: shapes")
+        raise SlowPath("mm: shapes")
     _no_bool(a, "addmm_impl_cpu_")
     return np.matmul(a, b)
 
@@ -199,7 +199,7 @@ def _(grad, a, b, *, needs_input_grad):
 @primitive("bmm")
 def bmm(a, b):
     if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0]:
-        raise ValueError("bmm: shapes")
+        raise SlowPath("bmm: shapes")
     _no_bool(a, "bmm")
     return np.matmul(a, b)
 
@@ -217,7 +217,7 @@ def _(grad, a, b):
 @primitive("mv")
 def mv(a, b):
     if a.ndim != 2 or b.ndim != 1:
-        raise ValueError("mv: shapes")
+        raise SlowPath("mv: shapes")
     _no_bool(a, "addmv_impl_cpu")
     return np.matmul(a, b)
 
@@ -237,7 +237,7 @@ def _(grad, a, b):
 @primitive("dot")
 def dot(a, b):
     if a.ndim != 1 or b.ndim != 1:
-        raise ValueError("dot: shapes")
+        raise SlowPath("dot: shapes")
     _no_bool(a, "dot")
     return np.array(np.dot(a, b))
 
@@ -255,7 +255,7 @@ def _(grad, a, b):
 @primitive("vdot")
 def vdot(a, b):
     if a.ndim != 1 or b.ndim != 1:
-        raise ValueError("vdot: shapes")
+        raise SlowPath("vdot: shapes")
     _no_bool(a, "dot")
     return np.array(np.vdot(a, b))
 
@@ -272,13 +272,13 @@ def _(grad, a, b):
 @primitive("matmul", node_name="UnsafeViewBackward0")
 def matmul(a, b):
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("matmul: 0-d")
+        raise SlowPath("matmul: 0-d")
     _no_bool(a, "bmm")
     if a.ndim >= 3 and b.ndim <= 2 and a.flags.c_contiguous:
         # one BLAS call on the folded (batch * m, k) matrix instead of one per batch
         k = a.shape[-1]
         if b.shape[0] != k:
-            raise ValueError("matmul: shapes")
+            raise SlowPath("matmul: shapes")
         r = np.matmul(a.reshape(-1, k), b)
         return r.reshape(a.shape[:-1] + b.shape[1:])
     return np.matmul(a, b)
@@ -405,7 +405,7 @@ def _(grad, a, b, *, beta, alpha):
 @primitive("addr")
 def addr(inp, a, b, *, beta=1, alpha=1):
     if a.ndim != 1 or b.ndim != 1:
-        raise ValueError("addr: shapes")
+        raise SlowPath("addr: shapes")
     r = np.logical_and.outer(a, b) if a.dtype == _BOOL else np.multiply.outer(a, b)
     return _update(r, inp, beta, alpha, r.dtype)
 

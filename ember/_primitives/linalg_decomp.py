@@ -64,7 +64,7 @@ def _meta_checks(A, name, square=True):
 def _kcheck(a, square=True):
     """Kernel-side cheap check: anything odd goes to the meta rule for torch's message."""
     if a.ndim < 2 or (square and a.shape[-1] != a.shape[-2]) or a.dtype.kind not in "fc":
-        raise ValueError("linalg: bad input")
+        raise SlowPath("linalg: bad input")
 
 
 def _prefix(name, batch, idx):

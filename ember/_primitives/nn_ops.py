@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .._errors import dtype_title
-from ._registry import TensorMeta, primitive
+from ._registry import SlowPath, TensorMeta, primitive
 
 __all__ = ["softmax", "softmax_backward", "log_softmax", "log_softmax_backward", "nll_loss",
            "nll_loss_backward", "native_layer_norm", "native_layer_norm_backward", "embedding",
@@ -175,7 +175,7 @@ def _nll_check(input, target, weight):
     else:
         ok = input.ndim == 1 and (target.ndim == 0 or target.shape == (1,))
     if not ok or (weight is not None and weight.size != input.shape[1 if input.ndim >= 2 else 0]):
-        raise ValueError("nll_loss: shape mismatch")
+        raise SlowPath("nll_loss: shape mismatch")
 
 
 def _safe_div(num, den):

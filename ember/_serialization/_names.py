@@ -116,22 +116,22 @@ def _py3_name(module: str, name: str) -> tuple:
     return _compat_pickle.IMPORT_MAPPING.get(module, module), name
 
 
-def to_ember_name(module: str, name: str) -> tuple:
-    special = _SPECIAL.get((module, name))
-    if special is not None:
-        return special
-    if module == "torch" or module.startswith("torch."):
-        return "ember" + module[5:], name
+def _renamed(special: dict, module: str, name: str, src: str, dst: str) -> tuple:
+    """``(module, name)`` with package ``src`` replaced by ``dst``, unless ``special`` maps it."""
+    mapped = special.get((module, name))
+    if mapped is not None:
+        return mapped
+    if module == src or module.startswith(src + "."):
+        return dst + module[len(src):], name
     return module, name
+
+
+def to_ember_name(module: str, name: str) -> tuple:
+    return _renamed(_SPECIAL, module, name, "torch", "ember")
 
 
 def to_torch_name(module: str, name: str) -> tuple:
-    special = _TO_TORCH.get((module, name))
-    if special is not None:
-        return special
-    if module == "ember" or module.startswith("ember."):
-        return "torch" + module[5:], name
-    return module, name
+    return _renamed(_TO_TORCH, module, name, "ember", "torch")
 
 
 def _resolve(module: str, name: str):

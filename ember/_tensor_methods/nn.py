@@ -10,38 +10,40 @@ from __future__ import annotations
 
 from .._dispatch import dispatch
 from .._primitives import nn_ops as NN
-from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
+from ..overrides import PLAIN_TYPES, try_torch_function
 from ._args import as_dtype, dim_arg
 
 __all__ = ["NNMixin", "FUNCTIONS"]
 
 
-def softmax(input, dim, dtype=None):
-    """``exp(x) / sum(exp(x))`` along ``dim`` (stable); ``dtype`` casts the input first.
+def _softmax_like(op, name: str, doc: str):
+    def fn(input, dim, dtype=None):
+        if type(input) not in PLAIN_TYPES:
+            r = try_torch_function(fn, (input,), input, dim, dtype=dtype)
+            if r is not NotImplemented:
+                return r
+        if dtype is not None:
+            input = input.to(as_dtype(dtype))
+        return dispatch(op, input, dim=dim_arg(dim, input.dim()))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+softmax = _softmax_like(NN.softmax, "softmax", doc="""\
+    ``exp(x) / sum(exp(x))`` along ``dim`` (stable); ``dtype`` casts the input first.
 
     >>> import ember
     >>> ember.softmax(ember.tensor([1., 1.]), 0)
     tensor([0.5000, 0.5000])
-    """
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(softmax, (input,), input, dim, dtype=dtype)
-    if dtype is not None:
-        input = input.to(as_dtype(dtype))
-    return dispatch(NN.softmax, input, dim=dim_arg(dim, input.dim()))
-
-
-def log_softmax(input, dim, dtype=None):
-    """``x - log(sum(exp(x)))`` along ``dim`` (stable); ``dtype`` casts the input first.
+    """)
+log_softmax = _softmax_like(NN.log_softmax, "log_softmax", doc="""\
+    ``x - log(sum(exp(x)))`` along ``dim`` (stable); ``dtype`` casts the input first.
 
     >>> import ember
     >>> ember.log_softmax(ember.tensor([0., 0.]), 0)
     tensor([-0.6931, -0.6931])
-    """
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(log_softmax, (input,), input, dim, dtype=dtype)
-    if dtype is not None:
-        input = input.to(as_dtype(dtype))
-    return dispatch(NN.log_softmax, input, dim=dim_arg(dim, input.dim()))
+    """)
 
 
 for _f in (softmax, log_softmax):

@@ -17,12 +17,11 @@ from .._dispatch import dispatch, result_dtype, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._primitives import pointwise as P
-from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
+from ..overrides import PLAIN_TYPES, try_torch_function
 from ._args import TensorBase
 
 __all__ = ["PointwiseMixin", "FUNCTIONS"]
 
-PLAIN_TYPES.update((int, float, bool, complex, type(None)))
 _SCALARS = (int, float, bool, complex)
 
 
@@ -54,20 +53,26 @@ def _need_tensor(name, other):
 def unary(op, name: str, doc: str = "", out: bool = True):
     if out:
         def method(input, *, out=None):
-            if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-                return handle_torch_function(method, (input,), input, out=out)
+            if type(input) not in PLAIN_TYPES:
+                r = try_torch_function(method, (input,), input, out=out)
+                if r is not NotImplemented:
+                    return r
             if out is not None:
                 return dispatch_out(op, out, input)
             return dispatch(op, input)
     else:
         def method(input):
-            if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-                return handle_torch_function(method, (input,), input)
+            if type(input) not in PLAIN_TYPES:
+                r = try_torch_function(method, (input,), input)
+                if r is not NotImplemented:
+                    return r
             return dispatch(op, input)
 
     def inplace(input):
-        if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-            return handle_torch_function(inplace, (input,), input)
+        if type(input) not in PLAIN_TYPES:
+            r = try_torch_function(inplace, (input,), input)
+            if r is not NotImplemented:
+                return r
         return dispatch_inplace(op, input)
     method.__doc__ = doc or f"Elementwise ``{name}``; see ``torch.{name}``."
     inplace.__doc__ = f"In-place ``{name}``."
@@ -79,8 +84,9 @@ def binary(op, name: str, doc: str = "", tensor_only: bool = False, scalar_op=No
     ``scalar_op`` is the primitive used when ``other`` is a Python number (one that saves less)."""
     def method(input, other, *, out=None):
         if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES):
-            if has_torch_function((input, other)):
-                return handle_torch_function(method, (input, other), input, other, out=out)
+            r = try_torch_function(method, (input, other), input, other, out=out)
+            if r is not NotImplemented:
+                return r
             other = _other(other)
         if tensor_only:
             _need_tensor(name, other)
@@ -91,8 +97,9 @@ def binary(op, name: str, doc: str = "", tensor_only: bool = False, scalar_op=No
 
     def inplace(input, other):
         if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES):
-            if has_torch_function((input, other)):
-                return handle_torch_function(inplace, (input, other), input, other)
+            r = try_torch_function(inplace, (input, other), input, other)
+            if r is not NotImplemented:
+                return r
             other = _other(other)
         if tensor_only:
             _need_tensor(name, other)
@@ -132,8 +139,9 @@ def _with_alpha(op, name):
 
     def method(input, other, *, alpha=1, out=None):
         if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES):
-            if has_torch_function((input, other)):
-                return handle_torch_function(method, (input, other), input, other, alpha=alpha, out=out)
+            r = try_torch_function(method, (input, other), input, other, alpha=alpha, out=out)
+            if r is not NotImplemented:
+                return r
             other = _other(other)
         if is_sub:
             _check_sub(input, other)
@@ -148,8 +156,9 @@ def _with_alpha(op, name):
 
     def inplace(input, other, *, alpha=1):
         if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES):
-            if has_torch_function((input, other)):
-                return handle_torch_function(inplace, (input, other), input, other, alpha=alpha)
+            r = try_torch_function(inplace, (input, other), input, other, alpha=alpha)
+            if r is not NotImplemented:
+                return r
             other = _other(other)
         if is_sub:
             _check_sub(input, other)
@@ -241,8 +250,10 @@ def rsub(input, other, *, alpha=1):
 
 def round(input, *, decimals=0, out=None):
     """Round half to even; ``decimals`` rounds to that many decimal digits (floats only)."""
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(round, (input,), input, decimals=decimals, out=out)
+    if type(input) not in PLAIN_TYPES:
+        r = try_torch_function(round, (input,), input, decimals=decimals, out=out)
+        if r is not NotImplemented:
+            return r
     kw = {"decimals": decimals} if decimals else {}
     if out is not None:
         return dispatch_out(P.round, out, input, **kw)
@@ -295,8 +306,10 @@ def _clamp_dtype(input, min, max):
 
 def clamp(input, min=None, max=None, *, out=None):
     """Clamp every element into ``[min, max]`` (either may be None; tensors allowed)."""
-    if type(input) not in PLAIN_TYPES and has_torch_function((input, min, max)):
-        return handle_torch_function(clamp, (input, min, max), input, min, max, out=out)
+    if not (type(input) in PLAIN_TYPES and type(min) in PLAIN_TYPES and type(max) in PLAIN_TYPES):
+        r = try_torch_function(clamp, (input, min, max), input, min, max, out=out)
+        if r is not NotImplemented:
+            return r
     if isinstance(min, TensorBase) or isinstance(max, TensorBase):
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -354,8 +367,9 @@ def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
     args = (condition, input, other)
-    if has_torch_function(args):
-        return handle_torch_function(where, args, *args, out=out)
+    r = try_torch_function(where, args, *args, out=out)
+    if r is not NotImplemented:
+        return r
     if condition._dtype is not D.bool:
         if condition._dtype is not D.uint8:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
@@ -382,8 +396,9 @@ def _lerp_check(input, end, weight):
 def lerp(input, end, weight, *, out=None):
     """``input + weight * (end - input)``; ``weight`` is a scalar or a tensor."""
     args = (input, end, weight)
-    if has_torch_function(args):
-        return handle_torch_function(lerp, args, *args, out=out)
+    r = try_torch_function(lerp, args, *args, out=out)
+    if r is not NotImplemented:
+        return r
     _lerp_check(input, end, weight)
     weight = _other(weight)
     if out is not None:
@@ -400,8 +415,9 @@ def lerp_(input, end, weight):
 def _addc(op, name):
     def method(input, tensor1, tensor2, *, value=1, out=None):
         args = (input, tensor1, tensor2)
-        if has_torch_function(args):
-            return handle_torch_function(method, args, *args, value=value, out=out)
+        r = try_torch_function(method, args, *args, value=value, out=out)
+        if r is not NotImplemented:
+            return r
         kw = {} if value == 1 else {"value": value}
         if out is not None:
             return dispatch_out(op, out, input, tensor1, tensor2, **kw)
@@ -430,8 +446,10 @@ def _nan_to_num_args(input, nan, posinf, neginf):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """NaN -> ``nan``, +inf -> ``posinf``, -inf -> ``neginf`` (defaults: 0 and the dtype's limits)."""
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(nan_to_num, (input,), input, nan, posinf, neginf, out=out)
+    if type(input) not in PLAIN_TYPES:
+        r = try_torch_function(nan_to_num, (input,), input, nan, posinf, neginf, out=out)
+        if r is not NotImplemented:
+            return r
     kw = _nan_to_num_args(input, nan, posinf, neginf)
     if out is not None:
         return dispatch_out(P.nan_to_num, out, input, **kw)

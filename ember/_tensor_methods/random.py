@@ -17,7 +17,7 @@ from .._device import get_default_device
 from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._primitives import random as R
-from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
+from ..overrides import PLAIN_TYPES, try_torch_function
 from ..random import default_generator
 from ._args import TensorBase, as_device, as_dtype, size_args
 
@@ -124,54 +124,52 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 
 
 def _like(input, generator, dtype, device, requires_grad, op, **params):
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return NotImplemented
     dt = as_dtype(dtype) or input.dtype
     return _create(op, tuple(input.shape), None, dt, device or input.device, requires_grad,
                    generator=_gen(generator), **params)
 
 
-def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
-    """Uniform [0, 1) samples with ``input``'s shape, dtype and device."""
-    r = _like(input, generator, dtype, device, requires_grad, R.uniform)
-    if r is NotImplemented:
-        return handle_torch_function(rand_like, (input,), input, generator=generator, dtype=dtype,
-                                     device=device, requires_grad=requires_grad)
-    return r
+def _float_like(op, name: str, doc: str):
+    def fn(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+           memory_format=None):
+        if type(input) not in PLAIN_TYPES:
+            r = try_torch_function(fn, (input,), input, generator=generator, dtype=dtype, device=device,
+                                   requires_grad=requires_grad)
+            if r is not NotImplemented:
+                return r
+        return _like(input, generator, dtype, device, requires_grad, op)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
-    """Standard normal samples with ``input``'s shape, dtype and device."""
-    r = _like(input, generator, dtype, device, requires_grad, R.normal)
-    if r is NotImplemented:
-        return handle_torch_function(randn_like, (input,), input, generator=generator, dtype=dtype,
-                                     device=device, requires_grad=requires_grad)
-    return r
+rand_like = _float_like(R.uniform, "rand_like",
+                        "Uniform [0, 1) samples with ``input``'s shape, dtype and device.")
+randn_like = _float_like(R.normal, "randn_like",
+                         "Standard normal samples with ``input``'s shape, dtype and device.")
 
 
 def randint_like(input, *args, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None, **kw):
     """Integers in [low, high) with ``input``'s shape: ``randint_like(x, high)`` or ``(x, low, high)``."""
     low, high = _low_high(args, kw, "randint_like")
-    r = _like(input, generator, dtype, device, requires_grad, R.random_from_to, low=low, high=high)
-    if r is NotImplemented:
-        return handle_torch_function(randint_like, (input,), input, *args, generator=generator,
-                                     dtype=dtype, device=device, requires_grad=requires_grad)
-    return r
+    if type(input) not in PLAIN_TYPES:
+        r = try_torch_function(randint_like, (input,), input, *args, generator=generator,
+                               dtype=dtype, device=device, requires_grad=requires_grad)
+        if r is not NotImplemented:
+            return r
+    return _like(input, generator, dtype, device, requires_grad, R.random_from_to, low=low, high=high)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, pin_memory=False, requires_grad=False):
     """Normal samples: tensor ``mean``/``std`` (broadcast) or float ones with a ``size``."""
+    if not (type(mean) in PLAIN_TYPES and type(std) in PLAIN_TYPES):
+        r = try_torch_function(normal, (mean, std), mean, std, size, generator=generator, out=out,
+                               dtype=dtype, device=device, requires_grad=requires_grad)
+        if r is not NotImplemented:
+            return r
     mt, st = isinstance(mean, TensorBase), isinstance(std, TensorBase)
-    if (mt and type(mean) not in PLAIN_TYPES) or (st and type(std) not in PLAIN_TYPES):
-        tensors = tuple(x for x in (mean, std) if isinstance(x, TensorBase))
-        if has_torch_function(tensors):
-            return handle_torch_function(normal, tensors, mean, std, size, generator=generator,
-                                         out=out, dtype=dtype, device=device,
-                                         requires_grad=requires_grad)
     g = _gen(generator)
     if not (mt or st):
         if size is None:
@@ -189,8 +187,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: 1 with probability ``input`` (elementwise), or with probability ``p``."""
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(bernoulli, (input,), input, p, generator=generator, out=out)
+    if type(input) not in PLAIN_TYPES:
+        r = try_torch_function(bernoulli, (input,), input, p, generator=generator, out=out)
+        if r is not NotImplemented:
+            return r
     g = _gen(generator)
     if p is None:
         op, params = R.bernoulli, dict(generator=g)
@@ -203,9 +203,11 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """``num_samples`` category indices per row of probabilities ``input`` (1-D or 2-D), int64."""
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(multinomial, (input,), input, num_samples, replacement,
-                                     generator=generator, out=out)
+    if type(input) not in PLAIN_TYPES:
+        r = try_torch_function(multinomial, (input,), input, num_samples, replacement,
+                               generator=generator, out=out)
+        if r is not NotImplemented:
+            return r
     params = dict(num_samples=int(num_samples), replacement=bool(replacement),
                   generator=_gen(generator))
     if out is not None:
@@ -219,8 +221,10 @@ def _inplace(op, name, defaults, doc):
     keys = tuple(defaults)
 
     def method(self, *args, generator=None, **kw):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(method, (self,), self, *args, generator=generator, **kw)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(method, (self,), self, *args, generator=generator, **kw)
+            if r is not NotImplemented:
+                return r
         params = dict(defaults)
         for k, v in zip(keys, args):
             params[k] = v
@@ -249,8 +253,10 @@ def _from_to(kw):
 
 def uniform_(self, *args, generator=None, **kw):
     """Fill with uniform samples in [from, to)."""
-    if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-        return handle_torch_function(uniform_, (self,), self, *args, generator=generator, **kw)
+    if type(self) not in PLAIN_TYPES:
+        r = try_torch_function(uniform_, (self,), self, *args, generator=generator, **kw)
+        if r is not NotImplemented:
+            return r
     lo, hi = _from_to(kw)
     if kw:
         raise TypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kw))}'")
@@ -266,8 +272,10 @@ _public(uniform_, "uniform_", method=True)
 def random_(self, *args, generator=None, **kw):
     """``random_()``: integers in [0, 2**mantissa] (floats) or the dtype's range; ``random_(to)``:
     [0, to); ``random_(from, to)``: [from, to)."""
-    if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-        return handle_torch_function(random_, (self,), self, *args, generator=generator, **kw)
+    if type(self) not in PLAIN_TYPES:
+        r = try_torch_function(random_, (self,), self, *args, generator=generator, **kw)
+        if r is not NotImplemented:
+            return r
     lo, hi = _from_to(kw)
     if len(args) == 2:
         lo, hi = args
@@ -294,8 +302,10 @@ _public(random_, "random_", method=True)
 
 def geometric_(self, p, *, generator=None):
     """Fill with geometric samples (trials until the first success, success probability ``p``)."""
-    if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-        return handle_torch_function(geometric_, (self,), self, p, generator=generator)
+    if type(self) not in PLAIN_TYPES:
+        r = try_torch_function(geometric_, (self,), self, p, generator=generator)
+        if r is not NotImplemented:
+            return r
     return dispatch_inplace(R.geometric, self, p=float(p), generator=_gen(generator))
 
 
@@ -304,8 +314,10 @@ _public(geometric_, "geometric_", method=True)
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1: 1 with probability ``p`` (a float or a tensor broadcast to ``self``)."""
-    if type(self) not in PLAIN_TYPES and has_torch_function((self, p)):
-        return handle_torch_function(bernoulli_, (self, p), self, p, generator=generator)
+    if type(self) not in PLAIN_TYPES:
+        r = try_torch_function(bernoulli_, (self, p), self, p, generator=generator)
+        if r is not NotImplemented:
+            return r
     g = _gen(generator)
     if isinstance(p, TensorBase):
         return dispatch_inplace(R.bernoulli_p, self, p, generator=g)

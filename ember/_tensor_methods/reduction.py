@@ -18,7 +18,7 @@ from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_out
 from .._errors import dtype_title
 from .._primitives import reduction as R
-from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
+from ..overrides import PLAIN_TYPES, try_torch_function
 from ._args import TensorBase, as_dtype, size_args
 
 __all__ = ["ReductionMixin", "FUNCTIONS", "return_types"]
@@ -65,8 +65,10 @@ def _public(name: str, method: bool = True):
     def deco(impl):
         @functools.wraps(impl)
         def fn(input, *args, **kwargs):
-            if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-                return handle_torch_function(fn, (input,), input, *args, **kwargs)
+            if type(input) not in PLAIN_TYPES:
+                r = try_torch_function(fn, (input,), input, *args, **kwargs)
+                if r is not NotImplemented:
+                    return r
             return impl(input, *args, **kwargs)
         fn.__name__ = name
         fn.__qualname__ = f"Tensor.{name}" if method else name
@@ -147,8 +149,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     >>> ember.tensor([[1, 2], [3, 4]]).sum(0)
     tensor([4, 6])
     """
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(sum, (input,), input, dim, keepdim, dtype=dtype, out=out)
+    if type(input) not in PLAIN_TYPES:
+        r = try_torch_function(sum, (input,), input, dim, keepdim, dtype=dtype, out=out)
+        if r is not NotImplemented:
+            return r
     if dtype is None and out is None:
         if dim is None:
             return dispatch(R.sum, input, keepdim=True) if keepdim else dispatch(R.sum, input)
@@ -168,8 +172,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     >>> ember.tensor([[1., 2.], [3., 4.]]).mean(1)
     tensor([1.5000, 3.5000])
     """
-    if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-        return handle_torch_function(mean, (input,), input, dim, keepdim, dtype=dtype, out=out)
+    if type(input) not in PLAIN_TYPES:
+        r = try_torch_function(mean, (input,), input, dim, keepdim, dtype=dtype, out=out)
+        if r is not NotImplemented:
+            return r
     if dtype is None and out is None:
         if dim is None:
             return dispatch(R.mean, input, keepdim=True) if keepdim else dispatch(R.mean, input)
@@ -247,12 +253,15 @@ def _extreme(name, all_op, dim_op, pointwise):
         if isinstance(dim, TensorBase):
             dim, other = None, dim
         if other is not None:
-            if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES) and \
-                    has_torch_function((input, other)):
-                return handle_torch_function(fn, (input, other), input, other, out=out)
+            if not (type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES):
+                r = try_torch_function(fn, (input, other), input, other, out=out)
+                if r is not NotImplemented:
+                    return r
             return pointwise(input, other, out=out)
-        if type(input) not in PLAIN_TYPES and has_torch_function((input,)):
-            return handle_torch_function(fn, (input,), input, dim, keepdim, out=out)
+        if type(input) not in PLAIN_TYPES:
+            r = try_torch_function(fn, (input,), input, dim, keepdim, out=out)
+            if r is not NotImplemented:
+                return r
         if dim is None:
             if keepdim:
                 raise TypeError(f"{name}() received an invalid combination of arguments - got "
@@ -420,8 +429,10 @@ def count_nonzero(input, dim=None):
 # ----------------------------------------------------------------------------- norms
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """``linalg.vector_norm``: ``sum(|x|**ord) ** (1/ord)`` over ``dim`` (inf: max, 0: count)."""
-    if type(x) not in PLAIN_TYPES and has_torch_function((x,)):
-        return handle_torch_function(vector_norm, (x,), x, ord, dim, keepdim, dtype=dtype, out=out)
+    if type(x) not in PLAIN_TYPES:
+        r = try_torch_function(vector_norm, (x,), x, ord, dim, keepdim, dtype=dtype, out=out)
+        if r is not NotImplemented:
+            return r
     if dtype is not None:
         dt = as_dtype(dtype)
         if D.promote_types(x.dtype, dt) is not dt:

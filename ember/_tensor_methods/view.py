@@ -14,8 +14,8 @@ from ..autograd.grad_mode import is_grad_enabled
 from .._shape import infer_size, normalize_dim, view_strides
 from .._primitives import shape_copy as SC
 from .._primitives import view as V
-from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
-from ._args import TensorBase, dim_arg, size_args
+from ..overrides import PLAIN_TYPES, try_torch_function
+from ._args import TensorBase, size_args
 
 __all__ = ["ViewMixin", "FUNCTIONS"]
 
@@ -33,8 +33,10 @@ class ViewMixin:
 
     def view(self, *shape):
         """A view with a new shape (one dim may be -1); raises if the strides don't allow it."""
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.view, (self,), self, *shape)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.view, (self,), self, *shape)
+            if r is not NotImplemented:
+                return r
         if len(shape) == 1 and not isinstance(shape[0], (int, list, tuple)) and not \
                 isinstance(shape[0], TensorBase) and hasattr(shape[0], "itemsize"):
             return self.view_dtype(shape[0])
@@ -46,8 +48,10 @@ class ViewMixin:
 
     def reshape(self, *shape):
         """Like ``view`` when the strides allow it, else a contiguous copy."""
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.reshape, (self,), self, *shape)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.reshape, (self,), self, *shape)
+            if r is not NotImplemented:
+                return r
         size = infer_size(size_args(shape, "reshape"), self.numel())
         if size == tuple(self.shape):
             return dispatch(V.view, self, size=size)
@@ -59,8 +63,10 @@ class ViewMixin:
         return self.reshape(other.shape)
 
     def permute(self, *dims):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.permute, (self,), self, *dims)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.permute, (self,), self, *dims)
+            if r is not NotImplemented:
+                return r
         n = self.dim()
         dims = tuple(normalize_dim(d, n) for d in size_args(dims, "permute"))
         if len(dims) != n or len(set(dims)) != n:
@@ -71,8 +77,10 @@ class ViewMixin:
         return dispatch(V.permute, self, dims=dims)
 
     def transpose(self, dim0, dim1):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.transpose, (self,), self, dim0, dim1)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.transpose, (self,), self, dim0, dim1)
+            if r is not NotImplemented:
+                return r
         n = self.dim()
         d0, d1 = normalize_dim(dim0, n), normalize_dim(dim1, n)
         if n == 0:
@@ -114,8 +122,10 @@ class ViewMixin:
 
     def expand(self, *sizes):
         """Broadcast to ``sizes`` without copying (-1 keeps a dim)."""
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.expand, (self,), self, *sizes)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.expand, (self,), self, *sizes)
+            if r is not NotImplemented:
+                return r
         sizes = size_args(sizes, "expand")
         shape = tuple(self.shape)
         if len(sizes) < len(shape):
@@ -146,8 +156,10 @@ class ViewMixin:
         return self.expand(other.shape)
 
     def select(self, dim, index):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.select, (self,), self, dim, index)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.select, (self,), self, dim, index)
+            if r is not NotImplemented:
+                return r
         if self.dim() == 0:
             raise IndexError("select() cannot be applied to a 0-dim tensor.")
         dim = normalize_dim(dim, self.dim())
@@ -169,8 +181,10 @@ class ViewMixin:
         return dispatch(V.slice_, self, dim=dim, start=s, end=e, step=step)
 
     def narrow(self, dim, start, length):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.narrow, (self,), self, dim, start, length)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.narrow, (self,), self, dim, start, length)
+            if r is not NotImplemented:
+                return r
         dim = normalize_dim(dim, self.dim())
         n = self.shape[dim]
         start = int(start)
@@ -181,13 +195,17 @@ class ViewMixin:
         return dispatch(V.slice_, self, dim=dim, start=start, end=start + length, step=1)
 
     def unsqueeze(self, dim):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.unsqueeze, (self,), self, dim)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.unsqueeze, (self,), self, dim)
+            if r is not NotImplemented:
+                return r
         return dispatch(V.unsqueeze, self, dim=normalize_dim(dim, self.dim() + 1))
 
     def squeeze(self, dim=None):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.squeeze, (self,), self, dim)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.squeeze, (self,), self, dim)
+            if r is not NotImplemented:
+                return r
         n = self.dim()
         if dim is None:
             dims = tuple(range(n))
@@ -200,8 +218,10 @@ class ViewMixin:
         return dispatch(V.squeeze, self, dims=dims)
 
     def flatten(self, start_dim=0, end_dim=-1):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.flatten, (self,), self, start_dim, end_dim)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.flatten, (self,), self, start_dim, end_dim)
+            if r is not NotImplemented:
+                return r
         n = self.dim()
         s, e = normalize_dim(start_dim, n), normalize_dim(end_dim, n)  # 0-d: dims in [-1, 0]
         if n == 0:
@@ -264,8 +284,10 @@ class ViewMixin:
         return self.split(-(-n // chunks), dim)
 
     def tensor_split(self, indices_or_sections, dim=0):
-        if type(self) not in PLAIN_TYPES and has_torch_function((self,)):
-            return handle_torch_function(ViewMixin.tensor_split, (self,), self, indices_or_sections, dim)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(ViewMixin.tensor_split, (self,), self, indices_or_sections, dim)
+            if r is not NotImplemented:
+                return r
         dim = normalize_dim(dim, self.dim())
         n = self.shape[dim]
         if isinstance(indices_or_sections, int):

@@ -214,9 +214,10 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` without recording and record one ``<Name>Backward`` node for its outputs."""
-        from ..overrides import handle_torch_function, has_torch_function
-        if has_torch_function(args):
-            return handle_torch_function(cls.apply, args, *args, **kwargs)
+        from ..overrides import try_torch_function
+        r = try_torch_function(cls.apply, args, *args, **kwargs)
+        if r is not NotImplemented:
+            return r
         return _apply(cls, args, kwargs)
 
 

@@ -229,15 +229,22 @@ def _check_v(v, inputs, name):
     return tuple(e.detach() for e in v)
 
 
+def _first_derivative(func, inputs, v, create_graph: bool, strict: bool, name: str):
+    """The common start of ``vhp``/``hvp`` (under enable_grad): checked inputs and ``v``, the scalar
+    output and its gradient with a graph, zeros where an input is unused."""
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", name)
+    inputs = _prep(inputs, create_graph)
+    v = _check_v(v, inputs, name)
+    outputs = _scalar_output(func, inputs, name)
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    return is_in_tuple, inputs, v, outputs, _fill_zeros(jac, inputs, strict, create_graph, "back")
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)`` for a scalar function."""
     with enable_grad():
-        is_in_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _prep(inputs, create_graph)
-        v = _check_v(v, inputs, "vhp")
-        outputs = _scalar_output(func, inputs, "vhp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        jac = _fill_zeros(jac, inputs, strict, create_graph, "back")
+        is_in_tuple, inputs, v, outputs, jac = _first_derivative(func, inputs, v, create_graph, strict,
+                                                                 "vhp")
         grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         res = _fill_zeros(grad_res, inputs, strict, create_graph, "double_back")
     return (_post(outputs[0], create_graph), _tuple_postprocess(_post(res, create_graph), is_in_tuple))
@@ -246,12 +253,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), H v)`` for a scalar function."""
     with enable_grad():
-        is_in_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _prep(inputs, create_graph)
-        v = _check_v(v, inputs, "hvp")
-        outputs = _scalar_output(func, inputs, "hvp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        jac = _fill_zeros(jac, inputs, strict, create_graph, "back")
+        is_in_tuple, inputs, v, outputs, jac = _first_derivative(func, inputs, v, create_graph, strict,
+                                                                 "hvp")
         grad_jac = tuple(zeros_like(i).requires_grad_(True) for i in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)

@@ -240,16 +240,18 @@ class CodeGen:
                 if raw != node.name:
                     body.append(f"{node.name} = {raw}\n")
                 return
+            def assign(value: str) -> None:
+                body.append(f"{node.name}{ann} = {value}")
+
             if node.op == "call_method":
-                body.append(f"{node.name}{ann} = {_format_target(get_repr(node.args[0]), node.target)}"
-                            f"({format_args(node.args[1:], node.kwargs)})")
+                assign(f"{_format_target(get_repr(node.args[0]), node.target)}"
+                       f"({format_args(node.args[1:], node.kwargs)})")
                 return
             if node.op == "call_function":
                 tgt = node.target
                 mod, fname = getattr(tgt, "__module__", ""), getattr(tgt, "__name__", "")
                 if mod == "_operator" and fname in magic_methods and not node.kwargs:
-                    body.append(f"{node.name}{ann} = "
-                                f"{magic_methods[fname].format(*(get_repr(a) for a in node.args))}")
+                    assign(magic_methods[fname].format(*(get_repr(a) for a in node.args)))
                     return
                 if mod == "_operator" and fname in inplace_methods and not node.kwargs:
                     body.append(f"{inplace_methods[fname].format(*(get_repr(a) for a in node.args))};  "
@@ -258,19 +260,17 @@ class CodeGen:
                 gname = add_global(_get_qualified_name(tgt), tgt)
                 if gname == "getattr" and len(node.args) == 2 and isinstance(node.args[1], str) \
                         and node.args[1].isidentifier():
-                    body.append(f"{node.name}{ann} = "
-                                f"{_format_target(get_repr(node.args[0]), node.args[1])}")
+                    assign(_format_target(get_repr(node.args[0]), node.args[1]))
                     return
-                body.append(f"{node.name}{ann} = {gname}({format_args(node.args, node.kwargs)})")
+                assign(f"{gname}({format_args(node.args, node.kwargs)})")
                 if node.meta.get("is_wrapped", False):
                     wrapped_fns.setdefault(gname)
                 return
             if node.op == "call_module":
-                body.append(f"{node.name}{ann} = {_format_target(root_module, node.target)}"
-                            f"({format_args(node.args, node.kwargs)})")
+                assign(f"{_format_target(root_module, node.target)}({format_args(node.args, node.kwargs)})")
                 return
             if node.op == "get_attr":
-                body.append(f"{node.name}{ann} = {_format_target(root_module, node.target)}")
+                assign(_format_target(root_module, node.target))
                 return
             if node.op == "output":
                 if node.type is not None:

@@ -16,7 +16,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
 from .._primitives import nn_ops as NN
-from ._functional_conv import pad
+from ._functional_pad_fold_shuffle import pad
 from ._functional_linear import linear
 from ._functional_misc import dropout
 from ..overrides import public

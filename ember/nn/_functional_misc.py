@@ -216,6 +216,17 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _trivial_dropout(input, p, training: bool, inplace: bool):
+    """The result of a (feature/alpha) dropout that needs no noise (eval mode, p 0 or 1, empty input),
+    else None; checks ``p``."""
+    _check_p(p)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    return None
+
+
 def _feature_noise(input, p, batched):
     """A Bernoulli(1 - p) mask over (N, C) broadcast along the feature dims."""
     lead = 2 if batched else 1
@@ -225,13 +236,24 @@ def _feature_noise(input, p, batched):
 
 
 def _feature_dropout(input, p, training, inplace, batched):
-    _check_p(p)
-    if not training or p == 0.0 or input.numel() == 0:
-        return input
-    if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
+    trivial = _trivial_dropout(input, p, training, inplace)
+    if trivial is not None:
+        return trivial
     mask = _feature_noise(input, p, batched) / (1 - p)
     return input.mul_(mask) if inplace else input * mask
+
+
+def _feature_rank(input, k: int) -> int:
+    """``input.dim()``; torch's deprecation warning (at the caller's caller) unless it is ``k + 1`` or
+    ``k + 2`` (``dropout2d``/``dropout3d``)."""
+    nd = input.dim()
+    if nd not in (k + 1, k + 2):
+        warnings.warn(f"dropout{k}d: Received a {nd}-D input to dropout{k}d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this "
+                      f"warning, please use dropout instead. Note that dropout{k}d exists to provide "
+                      f"channel-wise dropout on inputs with {k} spatial dimensions, a channel dimension, "
+                      f"and an optional batch dimension (i.e. {k + 1}D or {k + 2}D inputs).", stacklevel=3)
+    return nd
 
 
 def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
@@ -246,13 +268,7 @@ def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
 
 def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """Zero whole channels of ``(N, C, H, W)`` or ``(C, H, W)`` with probability ``p``."""
-    nd = input.dim()
-    if nd not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will "
-                      "result in an error in a future release. To retain the behavior and silence this "
-                      "warning, please use dropout instead. Note that dropout2d exists to provide "
-                      "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, "
-                      "and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    nd = _feature_rank(input, 2)
     if nd == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
                       "dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
@@ -265,13 +281,7 @@ def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
 
 def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` with probability ``p``."""
-    nd = input.dim()
-    if nd not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will "
-                      "result in an error in a future release. To retain the behavior and silence this "
-                      "warning, please use dropout instead. Note that dropout3d exists to provide "
-                      "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, "
-                      "and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    nd = _feature_rank(input, 3)
     return _feature_dropout(input, p, training, inplace, nd != 4)
 
 
@@ -279,11 +289,9 @@ _SELU_ALPHA = 1.7580993408473766
 
 
 def _alpha_dropout(input, p, training, inplace, feature):
-    _check_p(p)
-    if not training or p == 0.0 or input.numel() == 0:
-        return input
-    if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
+    trivial = _trivial_dropout(input, p, training, inplace)
+    if trivial is not None:
+        return trivial
     if feature:
         noise = _feature_noise(input, p, True)
     else:

@@ -77,6 +77,15 @@ def _channel_view(t, ndim: int):
     return t.reshape((1, -1) + (1,) * (ndim - 2))
 
 
+def _channel_affine(out, weight, bias, nd: int):
+    """``out * weight + bias`` with per-channel ``weight``/``bias`` (either may be None)."""
+    if weight is not None:
+        out = out * _channel_view(weight, nd)
+    if bias is not None:
+        out = out + _channel_view(bias, nd)
+    return out
+
+
 def _verify_batch_size(size) -> None:
     n = size[0]
     for s in size[2:]:
@@ -122,11 +131,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     else:
         scale = (_channel_view(running_var, nd) + eps).rsqrt()
         out = (input - _channel_view(running_mean, nd)) * scale
-    if weight is not None:
-        out = out * _channel_view(weight, nd)
-    if bias is not None:
-        out = out + _channel_view(bias, nd)
-    return out
+    return _channel_affine(out, weight, bias, nd)
 
 
 @public
@@ -147,12 +152,7 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
     rest = math.prod(input.shape) // max(n * num_groups, 1)
     x = input.reshape(n, num_groups, rest)  # shape: (N, G, C/G * spatial)
     out = dispatch(NN.native_layer_norm, x, None, None, normalized_shape=(rest,), eps=eps)[0]
-    out = out.reshape(input.shape)
-    if weight is not None:
-        out = out * _channel_view(weight, input.dim())
-    if bias is not None:
-        out = out + _channel_view(bias, input.dim())
-    return out
+    return _channel_affine(out.reshape(input.shape), weight, bias, input.dim())
 
 
 @public
@@ -179,11 +179,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 running_var.mul_(1 - momentum).add_(var.mean(0).to(running_var.dtype), alpha=momentum)
     else:
         out = batch_norm(input, running_mean, running_var, None, None, False, momentum, eps)
-    if weight is not None:
-        out = out * _channel_view(weight, nd)
-    if bias is not None:
-        out = out + _channel_view(bias, nd)
-    return out
+    return _channel_affine(out, weight, bias, nd)
 
 
 @public

@@ -21,7 +21,7 @@ from .._creation import from_numpy
 from .._tensor_methods.pointwise import where
 from ..overrides import public
 from .._primitives.sampling import aa_taps, cubic_taps, linear_taps, nearest_taps, resample_dim
-from ._functional_conv import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+from ._functional_pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample",
            "affine_grid"]

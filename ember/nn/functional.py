@@ -1,7 +1,7 @@
 """``ember.nn.functional``: layers as functions, written as composites of ember ops (layer L4).
 
 Composites get autograd, meta shapes and tracing for free; a function is promoted to a primitive only
-when a benchmark asks for it. Losses live in ``_functional_loss`` and are re-exported here.
+when a benchmark asks for it. Losses live in ``_functional_loss*`` and are re-exported here.
 
 Example:
     >>> import ember
@@ -23,14 +23,15 @@ from .._dispatch_inplace import dispatch_inplace
 from .._shape import normalize_dim
 from .._primitives import nn_ops as NN
 from ..overrides import public
-from . import _functional_attention, _functional_loss_more, _functional_misc, _functional_norm
+from . import (_functional_attention, _functional_loss_likelihood, _functional_loss_margin, _functional_misc,
+               _functional_norm)
 from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from ._functional_linear import bilinear, linear
-from ._functional_loss_more import (cosine_embedding_loss, ctc_loss, gaussian_nll_loss,
-                                    hinge_embedding_loss, kl_div, margin_ranking_loss,
-                                    multi_margin_loss, multilabel_margin_loss,
-                                    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
-                                    triplet_margin_loss, triplet_margin_with_distance_loss)
+from ._functional_loss_likelihood import ctc_loss, gaussian_nll_loss, kl_div, poisson_nll_loss
+from ._functional_loss_margin import (cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss,
+                                      multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
+                                      soft_margin_loss, triplet_margin_loss,
+                                      triplet_margin_with_distance_loss)
 from ._functional_misc import (alpha_dropout, cdist, cosine_similarity, dropout, dropout1d, dropout2d,
                                dropout3d, embedding, embedding_bag, feature_alpha_dropout, gumbel_softmax,
                                hardshrink, pairwise_distance, pdist, prelu, rrelu, rrelu_, softshrink)
@@ -38,15 +39,18 @@ from ._functional_norm import (batch_norm, group_norm, instance_norm, layer_norm
                                local_response_norm, normalize, rms_norm)
 from ._functional_loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
-from ._functional_conv import (  # noqa: F401
+from ._functional_conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+                               conv_transpose3d)
+from ._functional_pooling import (  # noqa: F401
     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
     adaptive_max_pool1d_with_indices, adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
     adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool1d, avg_pool2d, avg_pool3d,
-    channel_shuffle, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
-    fold, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d, max_pool1d_with_indices, max_pool2d,
+    lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d, max_pool1d_with_indices, max_pool2d,
     max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d,
-    max_unpool3d, pad, pixel_shuffle, pixel_unshuffle, unfold)
-from ._functional_conv import __all__ as _conv_all
+    max_unpool3d)
+from ._functional_pad_fold_shuffle import (channel_shuffle, fold, pad, pixel_shuffle,  # noqa: F401
+                                           pixel_unshuffle, unfold)
+from . import _functional_conv, _functional_pad_fold_shuffle, _functional_pooling
 from ._functional_sampling import (affine_grid, grid_sample, interpolate, upsample,  # noqa: F401
                                    upsample_bilinear, upsample_nearest)
 from ._functional_sampling import __all__ as _sampling_all
@@ -58,8 +62,11 @@ __all__ = ["linear", "bilinear", "relu", "relu_", "relu6", "hardtanh", "hardtanh
            "rms_norm", "normalize", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
            *_functional_norm.__all__[3:], *_functional_attention.__all__,
-           *_functional_loss_more.__all__, *_functional_misc.__all__]
-__all__ += [n for n in _conv_all + _sampling_all if n not in __all__]
+           *_functional_loss_likelihood.__all__, *_functional_loss_margin.__all__,
+           *_functional_misc.__all__]
+__all__ += [n for m in (_functional_conv, _functional_pooling, _functional_pad_fold_shuffle)
+            for n in m.__all__ if n not in __all__]
+__all__ += [n for n in _sampling_all if n not in __all__]
 
 
 def _log1p(x):
@@ -323,7 +330,8 @@ def _adopt(fn):
 for _name in ("linear", "bilinear", "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
               "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss",
               *_functional_norm.__all__, *_functional_attention.__all__,
-              *_functional_loss_more.__all__, *_functional_misc.__all__):
+              *_functional_loss_likelihood.__all__, *_functional_loss_margin.__all__,
+              *_functional_misc.__all__):
     globals()[_name] = _adopt(globals()[_name])
 del _name
 

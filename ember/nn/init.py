@@ -151,26 +151,32 @@ def xavier_normal_(tensor, gain: float = 1.0, generator=None):
     return normal_(tensor, 0.0, std, generator)
 
 
+def _kaiming_gain_fan(tensor, a, mode: str, nonlinearity: str):
+    """``(gain, fan)`` for He initialisation, or None for a zero-element tensor (a no-op, with
+    torch's warning pointing at the caller of ``kaiming_*_``)."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return None
+    return calculate_gain(nonlinearity, a), _calculate_correct_fan(tensor, mode)
+
+
 def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                      generator=None):
     """U(-b, b) with ``b = gain * sqrt(3 / fan)`` (He)."""
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+    gain_fan = _kaiming_gain_fan(tensor, a, mode, nonlinearity)
+    if gain_fan is None:
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * gain_fan[0] / math.sqrt(gain_fan[1])
     return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                     generator=None):
     """N(0, std^2) with ``std = gain / sqrt(fan)`` (He)."""
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+    gain_fan = _kaiming_gain_fan(tensor, a, mode, nonlinearity)
+    if gain_fan is None:
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return normal_(tensor, 0.0, std, generator)
+    return normal_(tensor, 0.0, gain_fan[0] / math.sqrt(gain_fan[1]), generator)
 
 
 def orthogonal_(tensor, gain: float = 1.0, generator=None):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .._tensor_base import TensorBase
-from ..overrides import handle_torch_function, has_torch_function
+from ..overrides import try_torch_function
 from ._schema import FunctionSchema
 
 __all__ = ["OpOverload", "OpOverloadPacket", "OpNamespace"]
@@ -55,8 +55,9 @@ class OpOverload:
                                     else "")
 
     def __call__(self, *args, **kwargs):
-        if has_torch_function(_relevant(args, kwargs)):
-            return handle_torch_function(self, _relevant(args, kwargs), *args, **kwargs)
+        r = try_torch_function(self, _relevant(args, kwargs), *args, **kwargs)
+        if r is not NotImplemented:
+            return r
         return self._op(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -103,8 +104,9 @@ class OpOverloadPacket:
         return {k: v._schema for k, v in self._overloads.items()}
 
     def __call__(self, *args, **kwargs):
-        if has_torch_function(_relevant(args, kwargs)):
-            return handle_torch_function(self, _relevant(args, kwargs), *args, **kwargs)
+        r = try_torch_function(self, _relevant(args, kwargs), *args, **kwargs)
+        if r is not NotImplemented:
+            return r
         overloads = list(self._overloads.values())
         if len(overloads) == 1:
             return overloads[0]._op(*args, **kwargs)

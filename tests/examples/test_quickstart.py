@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,7 @@ import pytest
 @pytest.mark.timeout(300)
 def test_quickstart_runs_and_learns(tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               MPLBACKEND="Agg")
+               MPLBACKEND="Agg", PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     proc = subprocess.run([sys.executable, "-m", "ember.examples.quickstart", "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=280, env=env, cwd=str(tmp_path))
     out = proc.stdout

@@ -6,14 +6,13 @@ import ember
 import ember.nn.functional as F
 from ember.autograd import gradcheck
 
-from ._helpers import assert_close, to_ember
-from .test_functional_loss_more import _r, _run
+from ._helpers import assert_close, compare_functional, randn64, to_ember
 
 
 @pytest.mark.parametrize("opts", [{}, {"is_causal": True}, {"scale": 0.3}, {"mask": "bool"},
                                   {"mask": "float"}])
 def test_sdpa(opts):
-    q, k, v = _r(2, 3, 4, 8), _r(2, 3, 6, 8), _r(2, 3, 6, 5)
+    q, k, v = randn64(2, 3, 4, 8), randn64(2, 3, 6, 8), randn64(2, 3, 6, 5)
     kw = dict(opts)
     m = kw.pop("mask", None)
     if m == "bool":
@@ -23,13 +22,14 @@ def test_sdpa(opts):
     elif m == "float":
         kw["attn_mask"] = torch.randn(2, 1, 4, 6, dtype=torch.float64)
     if opts.get("is_causal"):
-        k, v = _r(2, 3, 4, 8), _r(2, 3, 4, 5)
-    _run("scaled_dot_product_attention", [q, k, v], **kw)
+        k, v = randn64(2, 3, 4, 8), randn64(2, 3, 4, 5)
+    compare_functional("scaled_dot_product_attention", [q, k, v], **kw)
 
 
 def test_sdpa_gqa_gradcheck_and_errors():
-    _run("scaled_dot_product_attention", [_r(2, 4, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8)],
-         enable_gqa=True)
+    compare_functional("scaled_dot_product_attention",
+                       [randn64(2, 4, 3, 8), randn64(2, 2, 5, 8), randn64(2, 2, 5, 8)],
+                       enable_gqa=True)
     q = ember.randn(1, 2, 3, dtype=ember.float64, requires_grad=True)
     assert gradcheck(lambda a: F.scaled_dot_product_attention(a, a, a, is_causal=True), (q,))
     with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):
@@ -45,9 +45,9 @@ def test_sdpa_gqa_gradcheck_and_errors():
 @pytest.mark.parametrize("masks", [False, True])
 def test_multi_head_attention_forward(need_weights, masks):
     E, H, L, S, N = 8, 2, 4, 5, 3
-    q, k, v = _r(L, N, E), _r(S, N, E), _r(S, N, E)
-    w, b = _r(3 * E, E), _r(3 * E)
-    ow, ob = _r(E, E), _r(E)
+    q, k, v = randn64(L, N, E), randn64(S, N, E), randn64(S, N, E)
+    w, b = randn64(3 * E, E), randn64(3 * E)
+    ow, ob = randn64(E, E), randn64(E)
     kw = {}
     if masks:
         kw["key_padding_mask"] = torch.tensor([[False] * 4 + [True]] * N)

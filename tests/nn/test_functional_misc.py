@@ -6,19 +6,18 @@ import ember
 import ember.nn.functional as F
 from ember.autograd import gradcheck
 
-from ._helpers import assert_close, to_ember
-from .test_functional_loss_more import _r, _run
+from ._helpers import assert_close, compare_functional, randn64, to_ember
 
 TF = torch.nn.functional
 
 
 def test_activations():
-    x = _r(3, 4)
-    _run("softshrink", [x], lambd=0.3)
-    _run("hardshrink", [x], lambd=0.3)
-    _run("prelu", [x, torch.rand(4, dtype=torch.float64).requires_grad_()])
-    _run("prelu", [x, torch.rand(1, dtype=torch.float64).requires_grad_()])
-    _run("rrelu", [x])
+    x = randn64(3, 4)
+    compare_functional("softshrink", [x], lambd=0.3)
+    compare_functional("hardshrink", [x], lambd=0.3)
+    compare_functional("prelu", [x, torch.rand(4, dtype=torch.float64).requires_grad_()])
+    compare_functional("prelu", [x, torch.rand(1, dtype=torch.float64).requires_grad_()])
+    compare_functional("rrelu", [x])
     with pytest.raises(RuntimeError, match="Mismatch of parameter numbers and input channel size"):
         F.prelu(ember.ones(2, 3), ember.ones(2))
     ember.manual_seed(0)
@@ -31,25 +30,25 @@ def test_activations():
 
 
 def test_embedding_primitive_and_backward():
-    w, idx = _r(10, 3), torch.tensor([[1, 2, 2], [0, 9, 1]])
-    _run("embedding", [idx, w])
-    _run("embedding", [idx, w], padding_idx=2)
-    _run("embedding", [idx, w], scale_grad_by_freq=True)
+    w, idx = randn64(10, 3), torch.tensor([[1, 2, 2], [0, 9, 1]])
+    compare_functional("embedding", [idx, w])
+    compare_functional("embedding", [idx, w], padding_idx=2)
+    compare_functional("embedding", [idx, w], scale_grad_by_freq=True)
     ew = ember.randn(6, 3, dtype=ember.float64, requires_grad=True)
     assert gradcheck(lambda a: F.embedding(ember.tensor([0, 5, 5]), a), (ew,))
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
 def test_embedding_bag(mode):
-    w = _r(10, 3)
+    w = randn64(10, 3)
     inp, off = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3, 3, 6])
-    _run("embedding_bag", [inp, w, off], mode=mode)
-    _run("embedding_bag", [inp, w, torch.tensor([0, 3, 3, 6, 8])], mode=mode,
-         include_last_offset=True)
-    _run("embedding_bag", [torch.tensor([[1, 2, 4], [4, 3, 2]]), w], mode=mode, padding_idx=4)
+    compare_functional("embedding_bag", [inp, w, off], mode=mode)
+    compare_functional("embedding_bag", [inp, w, torch.tensor([0, 3, 3, 6, 8])], mode=mode,
+                       include_last_offset=True)
+    compare_functional("embedding_bag", [torch.tensor([[1, 2, 4], [4, 3, 2]]), w], mode=mode, padding_idx=4)
     if mode == "sum":
-        _run("embedding_bag", [inp, w, off, None, 2, False, "sum", False,
-                               torch.rand(8, dtype=torch.float64).requires_grad_()])
+        compare_functional("embedding_bag", [inp, w, off, None, 2, False, "sum", False,
+                                             torch.rand(8, dtype=torch.float64).requires_grad_()])
     with pytest.raises(ValueError, match="offsets has to be None"):
         F.embedding_bag(ember.tensor([[1, 2]]), ember.ones(5, 2), ember.tensor([0]))
 
@@ -90,14 +89,14 @@ def _cdist(tensors, p=2.0):
 
 
 def test_distances():
-    a, b = _r(4, 5), _r(4, 5)
-    _run("cosine_similarity", [a, b])
-    _run("cosine_similarity", [_r(2, 3, 4), _r(1, 3, 4)], dim=2)
+    a, b = randn64(4, 5), randn64(4, 5)
+    compare_functional("cosine_similarity", [a, b])
+    compare_functional("cosine_similarity", [randn64(2, 3, 4), randn64(1, 3, 4)], dim=2)
     for p in (1.0, 2.0, 3.0, float("inf")):
-        _run("pairwise_distance", [a, b], p=p)
-        _run("pdist", [a], p=p)
-        _cdist([_r(2, 4, 3), _r(2, 6, 3)], p=p)
-    _run("pairwise_distance", [a, b], keepdim=True)
-    _cdist([_r(30, 3), _r(27, 3)])
+        compare_functional("pairwise_distance", [a, b], p=p)
+        compare_functional("pdist", [a], p=p)
+        _cdist([randn64(2, 4, 3), randn64(2, 6, 3)], p=p)
+    compare_functional("pairwise_distance", [a, b], keepdim=True)
+    _cdist([randn64(30, 3), randn64(27, 3)])
     with pytest.raises(RuntimeError, match="X1 and X2 must have the same number of columns"):
         F.cdist(ember.ones(2, 3), ember.ones(2, 4))

@@ -5,8 +5,7 @@ import torch
 import ember
 import ember.nn.functional as F
 
-from ._helpers import assert_close, to_ember
-from .test_functional_conv import check_grads, compare, same_error
+from ._helpers import assert_close, check_grads, compare, same_error, to_ember
 
 INTERP = [  # (shape, kwargs)
     ((2, 3, 5), dict(size=9, mode="nearest")), ((2, 3, 5), dict(scale_factor=2)),

@@ -23,7 +23,8 @@ from ..._quantized.fake_quantize import (fake_quantize_per_channel_affine,
 from ..._quantized.tensor import (per_channel_affine, per_channel_affine_float_qparams,
                                   per_channel_symmetric, per_tensor_affine, per_tensor_symmetric)
 from ...nn.modules.module import Module
-from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, _with_args)
+from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, _AdoptSavedShapes,
+                       _with_args)
 
 __all__ = ["FakeQuantizeBase", "FakeQuantize", "FusedMovingAvgObsFakeQuantize", "default_fake_quant",
            "default_weight_fake_quant", "default_per_channel_weight_fake_quant",
@@ -57,8 +58,10 @@ class FakeQuantizeBase(Module):
         self.enable_observer(False)
 
 
-class FakeQuantize(FakeQuantizeBase):
+class FakeQuantize(_AdoptSavedShapes, FakeQuantizeBase):
     """Observe ``X`` with ``activation_post_process``, then fake-quantize it with the qparams found."""
+
+    _adopt_shapes = ("scale", "zero_point")  # per-channel values take the saved shape
 
     def __init__(self, observer=MovingAverageMinMaxObserver, quant_min=None, quant_max=None,
                  is_dynamic=False, **observer_kwargs):
@@ -102,15 +105,6 @@ class FakeQuantize(FakeQuantizeBase):
                 f"quant_min={self.quant_min}, quant_max={self.quant_max}, dtype={self.dtype}, "
                 f"qscheme={self.qscheme}, ch_axis={self.ch_axis}, scale={self.scale}, "
                 f"zero_point={self.zero_point}")
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        for name in ("scale", "zero_point"):
-            key = prefix + name
-            if key in state_dict:  # per-channel qparams take the saved shape
-                setattr(self, name, state_dict[key].detach().clone())
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
 
 
 class FusedMovingAvgObsFakeQuantize(FakeQuantize):

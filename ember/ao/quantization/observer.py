@@ -38,6 +38,19 @@ __all__ = ["ObserverBase", "UniformQuantizationObserverBase", "MinMaxObserver",
 _EPS = float(np.finfo(np.float32).eps)
 
 
+class _AdoptSavedShapes:
+    """Mixin: on load, the buffers named in ``_adopt_shapes`` first become copies of the saved tensors,
+    so per-channel values of any length load into a module made with empty ones."""
+
+    _adopt_shapes: tuple = ()
+
+    def _load_from_state_dict(self, state_dict, prefix, *args):
+        for name in self._adopt_shapes:
+            if prefix + name in state_dict:
+                setattr(self, name, state_dict[prefix + name].detach().clone())
+        super()._load_from_state_dict(state_dict, prefix, *args)
+
+
 class _PartialWrapper:
     """``Observer.with_args(...)``: a factory that remembers its arguments (prints as torch's)."""
 
@@ -195,8 +208,10 @@ class MovingAverageMinMaxObserver(MinMaxObserver):
         return x_orig
 
 
-class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
+class PerChannelMinMaxObserver(_AdoptSavedShapes, UniformQuantizationObserverBase):
     """Running min/max per index of dimension ``ch_axis`` (weights: one scale per output channel)."""
+
+    _adopt_shapes = ("min_val", "max_val")  # per-channel values take the saved shape
 
     def __init__(self, ch_axis=0, dtype=D.quint8, qscheme=per_channel_affine, reduce_range=False,
                  quant_min=None, quant_max=None, factory_kwargs=None, eps=_EPS, is_dynamic=False,
@@ -235,15 +250,6 @@ class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
 
     def extra_repr(self):
         return f"min_val={self.min_val}, max_val={self.max_val}"
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        for name in ("min_val", "max_val"):
-            key = prefix + name
-            if key in state_dict:  # per-channel statistics take the saved shape
-                setattr(self, name, state_dict[key].detach().clone())
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
 
     def reset_min_max_vals(self):
         self.min_val = tensor([])

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import math
 
-from ..._creation import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from .linear import _weight_and_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
@@ -79,12 +78,7 @@ class _ConvNd(Module):
         self._reversed_padding_repeated_twice = rev
         shape = ((in_channels, out_channels // groups) if self._transposed
                  else (out_channels, in_channels // groups)) + kernel_size
-        self.weight = Parameter(empty(shape, dtype=dtype, device=device))
-        if bias:
-            self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, shape, bias, out_channels, device, dtype)
 
     def reset_parameters(self) -> None:
         # torch's default: kaiming_uniform(a=sqrt(5)) == U(-1/sqrt(fan_in), 1/sqrt(fan_in))

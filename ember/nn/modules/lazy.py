@@ -50,14 +50,18 @@ class _LazyConvMixin:
         return self.forward(input, *args, **kwargs)  # the plain class's forward now
 
 
+def _lazy_class(base, mixin, init, doc):
+    """``Lazy<base>``: ``mixin`` over ``base`` with constructor ``init``; it becomes ``base`` once shaped."""
+    return type(f"Lazy{base.__name__}", (mixin, base),
+                {"__init__": init, "cls_to_become": base, "__doc__": doc, "__module__": __name__})
+
+
 def _lazy(base, doc):
     def __init__(self, out_channels, kernel_size, *args, **kwargs):
         # the base's own argument order follows (stride, padding, ...), minus in_channels
         base.__init__(self, 0, out_channels, kernel_size, *args, **kwargs)
 
-    return type(f"Lazy{base.__name__}", (_LazyConvMixin, base),
-                {"__init__": __init__, "cls_to_become": base, "__doc__": doc,
-                 "__module__": __name__})
+    return _lazy_class(base, _LazyConvMixin, __init__, doc)
 
 
 LazyConv1d = _lazy(Conv1d, "A ``Conv1d`` whose ``in_channels`` comes from the first input.")
@@ -107,9 +111,7 @@ def _lazy_norm(base, doc):
                  dtype=None, *, bias=True):
         base.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
-    return type(f"Lazy{base.__name__}", (_LazyNormMixin, base),
-                {"__init__": __init__, "cls_to_become": base, "__doc__": doc,
-                 "__module__": __name__})
+    return _lazy_class(base, _LazyNormMixin, __init__, doc)
 
 
 LazyBatchNorm1d = _lazy_norm(BatchNorm1d, "A ``BatchNorm1d`` whose ``num_features`` comes from the first input.")

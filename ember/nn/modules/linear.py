@@ -19,6 +19,17 @@ from .module import Module
 __all__ = ["Identity", "Linear", "Bilinear", "LazyLinear", "NonDynamicallyQuantizableLinear"]
 
 
+def _weight_and_bias(module, weight_shape: tuple, bias: bool, out: int, device, dtype) -> None:
+    """Register ``module.weight`` of ``weight_shape`` and ``module.bias`` of ``(out,)`` (None when not
+    ``bias``), then initialise them with ``module.reset_parameters()`` (Linear, Bilinear, convs)."""
+    module.weight = Parameter(empty(weight_shape, dtype=dtype, device=device))
+    if bias:
+        module.bias = Parameter(empty(out, dtype=dtype, device=device))
+    else:
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
 class Identity(Module):
     """Returns its input unchanged (arguments are accepted and ignored)."""
 
@@ -47,12 +58,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), dtype=dtype, device=device))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in_features), bias, out_features, device, dtype)
 
     def reset_parameters(self) -> None:
         # torch's default: kaiming_uniform(a=sqrt(5)) == U(-1/sqrt(fan_in), 1/sqrt(fan_in))
@@ -87,13 +93,8 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype=dtype,
-                                      device=device))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, out_features, device,
+                         dtype)
 
     def reset_parameters(self) -> None:
         bound = 1 / math.sqrt(self.weight.size(1))

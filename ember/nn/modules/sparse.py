@@ -18,6 +18,24 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+def _padding_idx(padding_idx, num_embeddings: int, what: str):
+    """``padding_idx`` in ``[0, num_embeddings)`` (negative counts from the end) or None; ``what`` is how
+    torch's message spells it (Embedding and EmbeddingBag differ)."""
+    if padding_idx is None:
+        return None
+    if (padding_idx > 0 and padding_idx >= num_embeddings) or padding_idx < -num_embeddings:
+        raise AssertionError(f"{what} must be within num_embeddings")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
+def _norm_options_repr(m) -> str:
+    """The ``max_norm``/``norm_type``/``scale_grad_by_freq`` part of an embedding's repr (format fields)."""
+    return "".join(part for part, shown in ((", max_norm={max_norm}", m.max_norm is not None),
+                                            (", norm_type={norm_type}", m.norm_type != 2),
+                                            (", scale_grad_by_freq={scale_grad_by_freq}",
+                                             m.scale_grad_by_freq is not False)) if shown)
+
+
 class Embedding(Module):
     """Rows of ``weight`` (``num_embeddings x embedding_dim``) indexed by integer input.
 
@@ -34,15 +52,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_idx(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -73,12 +83,7 @@ class Embedding(Module):
         s = "{num_embeddings}, {embedding_dim}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += _norm_options_repr(self)
         if self.sparse is not False:
             s += ", sparse=True"
         return s.format(**self.__dict__)
@@ -114,15 +119,7 @@ class EmbeddingBag(Module):
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device,
                                           dtype=dtype))
@@ -147,12 +144,7 @@ class EmbeddingBag(Module):
 
     def extra_repr(self) -> str:
         s = "{num_embeddings}, {embedding_dim}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += _norm_options_repr(self)
         s += ", mode={mode}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"

@@ -34,16 +34,19 @@ def allreduce_hook(process_group, bucket):
     return _allreduce_average(process_group, bucket.buffer())
 
 
+def _copied_back(fut, buffer):
+    """A Future of ``buffer`` after the (low-precision) result of ``fut`` is copied into it."""
+    def decompress(fut):
+        buffer.copy_(fut.value())
+        return buffer
+    return fut.then(decompress)
+
+
 def _compress_hook(dtype):
     def hook(process_group, bucket):
         buffer = bucket.buffer()
         compressed = buffer.to(dtype)
-        fut = _allreduce_average(process_group, compressed)
-
-        def decompress(fut):
-            buffer.copy_(fut.value())
-            return buffer
-        return fut.then(decompress)
+        return _copied_back(_allreduce_average(process_group, compressed), buffer)
     return hook
 
 
@@ -60,12 +63,7 @@ def _compress_wrapper(dtype):
         def wrapped(state, bucket):
             buffer = bucket.buffer()
             bucket.set_buffer(buffer.to(dtype))
-            fut = hook(state, bucket)
-
-            def decompress(fut):
-                buffer.copy_(fut.value())
-                return buffer
-            return fut.then(decompress)
+            return _copied_back(hook(state, bucket), buffer)
         return wrapped
     return wrapper
 

@@ -60,6 +60,15 @@ class Linear(FloatLinear):
 
 
 class _ConvMixin:
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", qconfig=None, device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode)  # the float conv's __init__ (next in the MRO)
+        if qconfig is None:
+            raise AssertionError("qconfig must be provided for QAT module")
+        self.qconfig = qconfig
+        self.weight_fake_quant = qconfig.weight()
+
     def forward(self, input):
         return self._conv_forward(input, self.weight_fake_quant(self.weight), self.bias)
 
@@ -79,24 +88,6 @@ class _ConvMixin:
 class Conv1d(_ConvMixin, FloatConv1d):
     """Conv1d with a fake-quantized weight."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", qconfig=None, device=None, dtype=None):
-        FloatConv1d.__init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                             groups, bias, padding_mode)
-        if qconfig is None:
-            raise AssertionError("qconfig must be provided for QAT module")
-        self.qconfig = qconfig
-        self.weight_fake_quant = qconfig.weight()
-
 
 class Conv2d(_ConvMixin, FloatConv2d):
     """Conv2d with a fake-quantized weight."""
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", qconfig=None, device=None, dtype=None):
-        FloatConv2d.__init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                             groups, bias, padding_mode)
-        if qconfig is None:
-            raise AssertionError("qconfig must be provided for QAT module")
-        self.qconfig = qconfig
-        self.weight_fake_quant = qconfig.weight()

@@ -11,12 +11,11 @@ Example:
 from __future__ import annotations
 
 from ....._tensor_methods.shape_copy import cat as _cat
-from ....._creation import tensor
 from ....._quantized.kernels import q_add, q_cat, q_mul
 from .....nn import functional as F
 from .....nn.modules.linear import Identity
 from .....nn.modules.module import Module
-from .utils import activation_qparams
+from .utils import activation_qparams, save_output_qparams
 
 __all__ = ["FloatFunctional", "FXFloatFunctional", "QFunctional"]
 
@@ -121,8 +120,7 @@ class QFunctional(Module):
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         super()._save_to_state_dict(destination, prefix, keep_vars)
-        destination[prefix + "scale"] = tensor(float(self.scale))
-        destination[prefix + "zero_point"] = tensor(int(self.zero_point))
+        save_output_qparams(self, destination, prefix)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):

@@ -17,13 +17,12 @@ Example:
 from __future__ import annotations
 
 from ..... import _dtype as D
-from ....._creation import tensor, zeros
+from ....._creation import zeros
 from ....._quantized.kernels import q_linear
 from ....._quantized.tensor import QTensor
 from .....nn.modules.container import Sequential
 from .....nn.modules.module import Module
-from .....nn.parameter import Parameter
-from .utils import activation_qparams, quantize_weight, quiet_quantize_per_tensor
+from .utils import activation_qparams, quantize_weight, quiet_quantize_per_tensor, save_output_qparams
 
 __all__ = ["LinearPackedParams", "Linear"]
 
@@ -122,8 +121,7 @@ class Linear(Module):
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         super()._save_to_state_dict(destination, prefix, keep_vars)
-        destination[prefix + "scale"] = tensor(float(self.scale))
-        destination[prefix + "zero_point"] = tensor(int(self.zero_point))
+        save_output_qparams(self, destination, prefix)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):

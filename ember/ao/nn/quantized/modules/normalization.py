@@ -8,19 +8,13 @@ Example:
 """
 from __future__ import annotations
 
-from ....._creation import tensor
 from ....._quantized.kernels import requantize
 from .....nn import functional as F
 from .....nn.modules.batchnorm import BatchNorm2d as FloatBatchNorm2d
 from .....nn.modules.normalization import LayerNorm as FloatLayerNorm
-from .utils import activation_qparams
+from .utils import activation_qparams, save_output_qparams
 
 __all__ = ["LayerNorm", "BatchNorm2d"]
-
-
-def _qparam_state(module, destination, prefix):
-    destination[prefix + "scale"] = tensor(float(module.scale))
-    destination[prefix + "zero_point"] = tensor(int(module.zero_point))
 
 
 def _load_qparams(module, state_dict, prefix):
@@ -30,7 +24,19 @@ def _load_qparams(module, state_dict, prefix):
         module.zero_point = int(state_dict.pop(prefix + "zero_point").item())
 
 
-class LayerNorm(FloatLayerNorm):
+class _OutputQParams:
+    """Saves and loads the output ``scale``/``zero_point`` with the module's state."""
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        save_output_qparams(self, destination, prefix)
+
+    def _load_from_state_dict(self, state_dict, prefix, *args):
+        _load_qparams(self, state_dict, prefix)
+        super()._load_from_state_dict(state_dict, prefix, *args)
+
+
+class LayerNorm(_OutputQParams, FloatLayerNorm):
     """LayerNorm on quantized input with float affine parameters and output (scale, zero_point)."""
 
     def __init__(self, normalized_shape, weight, bias, scale, zero_point, eps=1e-5,
@@ -48,14 +54,6 @@ class LayerNorm(FloatLayerNorm):
         y = F.layer_norm(input.dequantize(), self.normalized_shape, self.weight, self.bias, self.eps)
         return requantize(y.detach()._data, self.scale, self.zero_point, input.dtype)
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-        _qparam_state(self, destination, prefix)
-
-    def _load_from_state_dict(self, state_dict, prefix, *args):
-        _load_qparams(self, state_dict, prefix)
-        super()._load_from_state_dict(state_dict, prefix, *args)
-
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         scale, zp = activation_qparams(mod.activation_post_process)
@@ -63,7 +61,7 @@ class LayerNorm(FloatLayerNorm):
                    mod.elementwise_affine)
 
 
-class BatchNorm2d(FloatBatchNorm2d):
+class BatchNorm2d(_OutputQParams, FloatBatchNorm2d):
     """Inference BatchNorm2d on quantized input (running statistics), output (scale, zero_point)."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, device=None, dtype=None):
@@ -79,14 +77,6 @@ class BatchNorm2d(FloatBatchNorm2d):
         y = F.batch_norm(input.dequantize(), self.running_mean, self.running_var, self.weight,
                          self.bias, False, 0.0, self.eps)
         return requantize(y.detach()._data, self.scale, self.zero_point, input.dtype)
-
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-        _qparam_state(self, destination, prefix)
-
-    def _load_from_state_dict(self, state_dict, prefix, *args):
-        _load_qparams(self, state_dict, prefix)
-        super()._load_from_state_dict(state_dict, prefix, *args)
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):

@@ -6,9 +6,10 @@ import warnings
 import numpy as np
 
 from ..... import _dtype as D
+from ....._creation import tensor
 from ....._quantized.tensor import quantize_per_channel, quantize_per_tensor
 
-__all__ = ["quantize_weight", "activation_qparams", "quiet_quantize_per_tensor"]
+__all__ = ["quantize_weight", "activation_qparams", "quiet_quantize_per_tensor", "save_output_qparams"]
 
 _CHANNEL = ("per_channel_affine", "per_channel_symmetric", "per_channel_affine_float_qparams")
 
@@ -41,3 +42,9 @@ def activation_qparams(observer) -> tuple:
     """(scale float, zero_point int) of an activation observer (or FakeQuantize)."""
     scale, zp = observer.calculate_qparams()
     return float(np.asarray(scale._data).reshape(-1)[0]), int(np.asarray(zp._data).reshape(-1)[0])
+
+
+def save_output_qparams(module, destination: dict, prefix: str) -> None:
+    """Add the module's output ``scale``/``zero_point`` to a state dict, as 0-d tensors (torch's)."""
+    destination[prefix + "scale"] = tensor(float(module.scale))
+    destination[prefix + "zero_point"] = tensor(int(module.zero_point))

@@ -14,8 +14,6 @@ Example:
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ...... import _dtype as D
 from ......_creation import tensor
 from ......_quantized.tensor import (dequantize_array, per_channel_affine, per_channel_symmetric,

@@ -6,8 +6,7 @@ import torch
 import ember
 import ember.nn.functional as F
 
-from ._helpers import assert_close, to_ember
-from .test_functional_conv import TF, check_grads, compare, same_error
+from ._helpers import TF, assert_close, check_grads, compare, same_error, to_ember
 
 MAX_CASES = [  # (name, shape, kwargs)
     ("max_pool1d", (2, 3, 9), dict(kernel_size=3, stride=2, padding=1)),
