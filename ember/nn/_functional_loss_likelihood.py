@@ -41,8 +41,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        safe = where(target == 0, 1.0, target)
-        loss = where(target == 0, 0.0, target * safe.log()) - target * input
+        loss = target.xlogy(target) - target * input  # torch's form: its target gradient is NaN at 0
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
     return _reduce(loss, reduction)
