@@ -165,3 +165,4 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                     options=options, name=name, disable=disable, recompile_limit=recompile_limit,
                     isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
+_LAZY_MODULES += ("signal", "masked")  # torch.signal (windows), torch.masked (issue 22)

@@ -263,3 +263,5 @@ def test_checker_sees_function_local_imports(tmp_path):
 
 # the compiler's namespaces (ember.compile): logging switches at L3, torch.compiler's helpers at L7
 LAYERS += [("_logging/*", 3), ("compiler/*", 7)]
+# issue 22: torch.signal.windows and torch.masked are composites over the torch.* surface
+LAYERS += [("signal/*", 3), ("masked/*", 4)]
