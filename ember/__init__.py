@@ -166,3 +166,5 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
                     options=options, name=name, disable=disable, recompile_limit=recompile_limit,
                     isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
 _LAZY_MODULES += ("signal", "masked")  # torch.signal (windows), torch.masked (issue 22)
+from .nn._functional_aten import TORCH_FUNCTIONS as _aten_nn_functions  # noqa: E402  (issue 22)
+globals().update({_k: _v for _k, _v in _aten_nn_functions.items() if _k not in globals()})
