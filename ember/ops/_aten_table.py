@@ -295,6 +295,7 @@ linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) ->
 linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)  linalg.eigh prim=linalg_eigh
 linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)  linalg.qr prim=linalg_qr
 linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)  linalg.slogdet prim=linalg_slogdet
+geqrf(Tensor self) -> (Tensor a, Tensor tau)  =geqrf
 linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor  linalg.solve prim=linalg_solve
 linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)  linalg.svd prim=linalg_svd
 linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor  linalg.svdvals prim=linalg_svdvals
