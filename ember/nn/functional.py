@@ -393,3 +393,5 @@ from ._functional_fractional import (fractional_max_pool2d,  # noqa: E402
                                      fractional_max_pool3d_with_indices)
 __all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
             "fractional_max_pool3d_with_indices"]
+from ._functional_linear_ce import linear_cross_entropy  # noqa: E402
+__all__ += ["linear_cross_entropy"]
