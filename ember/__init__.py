@@ -178,3 +178,4 @@ globals().update(_torch_forms)
 for _k, _v in _late_methods.items():
     setattr(Tensor, _k, _v)
 del _k, _v
+from ._lobpcg import lobpcg  # noqa: E402  (issue 22)
