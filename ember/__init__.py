@@ -179,3 +179,4 @@ for _k, _v in _late_methods.items():
     setattr(Tensor, _k, _v)
 del _k, _v
 from ._lobpcg import lobpcg  # noqa: E402  (issue 22)
+from ._quantized.kernels import empty_quantized, quantized_max_pool3d  # noqa: E402  (issue 22)
