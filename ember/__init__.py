@@ -180,3 +180,4 @@ for _k, _v in _late_methods.items():
 del _k, _v
 from ._lobpcg import lobpcg  # noqa: E402  (issue 22)
 from ._quantized.kernels import empty_quantized, quantized_max_pool3d  # noqa: E402  (issue 22)
+from ._quantized.fused_observer import fused_moving_avg_obs_fake_quant  # noqa: E402  (issue 22)
