@@ -29,7 +29,7 @@ def _operands(x, n):
     with np.errstate(invalid="ignore"):
         ni = np.trunc(n).astype(np.int64) if n.dtype.kind == "f" else n.astype(np.int64)
     xb, nb = np.broadcast_arrays(x.astype(dt, copy=False), ni)
-    return np.ascontiguousarray(xb), np.ascontiguousarray(nb), dt
+    return np.array(xb), np.array(nb), dt  # copies (ascontiguousarray would make 0-d 1-d)
 
 
 def _recurrence(x, n, dt, first, step, pick=None):
