@@ -12,6 +12,8 @@ Example:
 """
 from __future__ import annotations
 
+import warnings
+
 from .. import _dtype as D
 from .._creation import arange, zeros
 from .._tensor_methods.shape_copy import cat, stack
@@ -57,7 +59,9 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
 def kl_div(input, target, reduction=1, *, log_target=False):
     """``torch.kl_div``: pointwise KL divergence; int ``reduction`` 1 is the plain mean (torch's
     aten op has no 'batchmean')."""
-    return FLM.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+    with warnings.catch_warnings():  # the aten op has no 'batchmean' and gives no such advice
+        warnings.filterwarnings("ignore", message="reduction: 'mean' divides")
+        return FLM.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
