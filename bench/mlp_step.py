@@ -1,7 +1,8 @@
 """One training step of the quickstart MLP (10->64->32->1, full batch 800x10, MSELoss, Adam):
 ember vs torch in one process, one thread. Prints ms/step for both and the ratio.
 
-Usage: ``python bench/mlp_step.py [--steps N] [--profile]`` (``--profile`` adds a cProfile top-15 of
+Usage: ``python bench/mlp_step.py [--steps N] [--batch B] [--profile]`` (``--batch 1``: one sample
+per step, where per-op overhead is everything) (``--profile`` adds a cProfile top-15 of
 the ember step).
 """
 from __future__ import annotations
@@ -17,12 +18,12 @@ import numpy as np  # noqa: E402
 import _timing  # noqa: E402  (bench/ is on sys.path when a benchmark runs)
 
 
-def make_step(lib):
+def make_step(lib, batch: int = 800):
     """A closure running one optimisation step with library ``lib`` (ember or torch)."""
     lib.manual_seed(0)
     rng = np.random.default_rng(0)
-    x = lib.tensor(rng.standard_normal((800, 10)).astype(np.float32))
-    y = lib.tensor(rng.standard_normal((800, 1)).astype(np.float32))
+    x = lib.tensor(rng.standard_normal((batch, 10)).astype(np.float32))
+    y = lib.tensor(rng.standard_normal((batch, 1)).astype(np.float32))
     nn = lib.nn
     model = nn.Sequential(nn.Linear(10, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 1))
     opt = lib.optim.Adam(model.parameters(), lr=1e-3)
@@ -45,6 +46,7 @@ def time_step(step, steps: int, repeats: int = 5) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--batch", type=int, default=800)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
 
@@ -53,16 +55,17 @@ def main() -> None:
     import ember
     torch.set_num_threads(1)
     ember.set_num_threads(1)
-    t_ms = time_step(make_step(torch), args.steps)
-    e_ms = time_step(make_step(ember), args.steps)
-    print(f"mlp_step (800x10 -> 64 -> 32 -> 1, MSELoss, Adam), 1 thread, best of 5 x {args.steps} steps")
+    t_ms = time_step(make_step(torch, args.batch), args.steps)
+    e_ms = time_step(make_step(ember, args.batch), args.steps)
+    print(f"mlp_step ({args.batch}x10 -> 64 -> 32 -> 1, MSELoss, Adam), 1 thread, best of 5 x {args.steps} "
+          f"steps")
     print(f"  torch  {t_ms:7.3f} ms/step")
     print(f"  ember  {e_ms:7.3f} ms/step")
     print(f"  ratio  {e_ms / t_ms:7.2f}x (ember / torch)")
     if args.profile:
         import cProfile
         import pstats
-        step = make_step(ember)
+        step = make_step(ember, args.batch)
         for _ in range(20):
             step()
         prof = cProfile.Profile()

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._dispatch import dispatch
-from ._tensor_base import TensorBase
-from .autograd.grad_mode import is_grad_enabled
+from ._dispatch import MODES, _any_mode, dispatch
+from ._tensor_base import _TENSOR_CLASS, TensorBase, new_tensor
+from .autograd.grad_mode import STATE, is_grad_enabled
+from .overrides import PLAIN_TYPES
 from ._primitives import view as V
 
 __all__ = ["getitem", "setitem"]
@@ -150,6 +151,39 @@ def _normalize(index, t):
 
 def getitem(t, index):
     """``t[index]``: a view for basic indices, a copy when any index is advanced."""
+    ti = type(index)
+    if ti is int and type(t) in PLAIN_TYPES:
+        # fast path of ``t[i]`` on a cpu tensor: the view ``select`` makes (base, shared version
+        # counter), without normalising a tuple index; dispatch when autograd records or a mode is on
+        d = t._data
+        if d is not None and d.ndim:
+            n = d.shape[0]
+            if -n <= index < n:  # else the general path raises torch's IndexError
+                if index < 0:
+                    index += n
+                if (t._requires_grad and STATE.enabled) or (_any_mode[0] and MODES.stack):
+                    return dispatch(V.select, t, dim=0, index=index)
+                b = t._base
+                return new_tensor(_TENSOR_CLASS[0], d[index, ...], t._dtype, None,  # 0-d: a view
+                                  t if b is None else b, None, t._vc or t._version_cell())
+    elif ti is slice and type(t) in PLAIN_TYPES:
+        d = t._data
+        if d is not None and d.ndim and _plain_slice(index):
+            if (t._requires_grad and STATE.enabled) or (_any_mode[0] and MODES.stack):
+                s, e, st = index.indices(d.shape[0])
+                return dispatch(V.slice_, t, dim=0, start=s, end=max(e, s), step=st)
+            b = t._base  # NumPy clamps a slice exactly as ``slice.indices`` does
+            return new_tensor(_TENSOR_CLASS[0], d[index], t._dtype, None, t if b is None else b, None,
+                              t._vc or t._version_cell())
+    elif ti is tuple and type(t) in PLAIN_TYPES and index:
+        # ``t[i, j]``, ``t[:, k]``...: ints and int slices only; outside autograd and modes the view
+        # NumPy's basic indexing gives is the one the chain of select/slice views ends at
+        d = t._data
+        if d is not None and len(index) <= d.ndim and _basic_tuple(index, d.shape) \
+                and not ((t._requires_grad and STATE.enabled) or (_any_mode[0] and MODES.stack)):
+            b = t._base
+            return new_tensor(_TENSOR_CLASS[0], d[index + (Ellipsis,)], t._dtype, None,
+                              t if b is None else b, None, t._vc or t._version_cell())
     index = _normalize(index, t)
     index = _expand_ellipsis(index, t.dim())
     view, advanced = _basic_view(t, index)
@@ -157,6 +191,34 @@ def getitem(t, index):
         return view if view is not t else dispatch(V.alias, t)
     from ._indexing_advanced import advanced_getitem
     return advanced_getitem(view, advanced)
+
+
+def _basic_tuple(index: tuple, shape: tuple) -> bool:
+    """Every entry an in-range int or a slice with int (or None) parts and a positive step."""
+    for k, i in enumerate(index):
+        if type(i) is int:
+            n = shape[k]
+            if not -n <= i < n:
+                return False
+        elif type(i) is slice:
+            start, stop, step = i.start, i.stop, i.step
+            if (type(start) is not int and start is not None) or (type(stop) is not int and stop is not None):
+                return False
+            if step is not None and (type(step) is not int or step <= 0):
+                return False
+        else:
+            return False
+    return True
+
+
+def _plain_slice(index: slice) -> bool:
+    """int (or None) parts and a positive step, and not ``:`` (an alias in the general path)."""
+    start, stop, step = index.start, index.stop, index.step
+    if step is None:
+        return (type(start) is int or (start is None and type(stop) is int)) and \
+            (type(stop) is int or stop is None)
+    return type(step) is int and step > 0 and (start is not None or stop is not None or step != 1) \
+        and (type(start) is int or start is None) and (type(stop) is int or stop is None)
 
 
 def _value_tensor(view, value):

@@ -731,8 +731,7 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
         return dispatch(P.imag, self)
 
-    def __getitem__(self, index):
-        return getitem(self, index)
+    __getitem__ = getitem  # the function itself: one Python frame less per ``t[i]``
 
     def __setitem__(self, index, value):
         setitem(self, index, value)

@@ -202,3 +202,70 @@ def test_masked_fill_tensor_value_grad():
         (x.masked_fill(x > 0, v) * 3).sum().backward()
     same(e.grad, t.grad)
     same(ve.grad, vt.grad)
+
+
+# ---- the int / slice fast path of ``x[i]`` and ``x[a:b:c]`` against the general path and torch
+_FAST_INDICES = [0, 2, -1, -4, slice(1, 3), slice(None, 2), slice(1, None), slice(-3, -1), slice(5, 1),
+                 slice(-9, 9), slice(None, None, 2), slice(1, None, 3), slice(0, 4, 1), slice(3, 3),
+                 (1, 0), (-1, 1, 0), (slice(None), 1), (2, slice(None, None, 2)), (slice(1, 3), -1, 1),
+                 (0, slice(5, 1))]
+
+
+@pytest.mark.parametrize("index", _FAST_INDICES, ids=str)
+@pytest.mark.parametrize("base_view", [False, True], ids=["root", "view"])
+def test_fast_index_equals_general_path_and_torch(index, base_view):
+    from ember._indexing import _basic_view, _expand_ellipsis, _normalize
+    a = np.arange(24.).reshape(4, 3, 2)
+    e, t = ember.tensor(a), torch.tensor(a)
+    if base_view:
+        e, t = e[:, 1:], t[:, 1:]
+    fast = e[index]
+    slow, _ = _basic_view(e, _expand_ellipsis(_normalize(index, e), e.dim()))
+    same(fast, t[index])
+    assert fast.shape == slow.shape and fast.stride() == slow.stride()
+    assert fast.storage_offset() == slow.storage_offset()
+    if fast.numel():  # ember reports offset 0 for an empty view, torch the clamped start (both paths)
+        assert fast.storage_offset() == t[index].storage_offset()
+    root = e if e._base is None else e._base
+    assert fast._base is root and fast._vc is e._vc
+    v = e._version
+    fast.add_(1)  # writes through to the tensor and bumps the shared counter
+    assert e._version == fast._version == v + 1
+    t[index].add_(1)
+    same(e, t)
+
+
+@pytest.mark.parametrize("index", [1, -2, slice(0, 2), slice(1, None, 2), (1, 2), (slice(None), 0)], ids=str)
+def test_fast_index_records_autograd(index):
+    a = np.random.default_rng(5).standard_normal((3, 4))
+    e, t = pair(a, True)
+    ye, yt = e[index], t[index]
+    assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__
+    (ye * ye).sum().backward()
+    (yt * yt).sum().backward()
+    same(e.grad, t.grad)
+    with ember.no_grad():
+        assert e[index].grad_fn is None and not e[index].requires_grad
+
+
+def test_fast_index_errors_and_fallbacks():
+    x, t = ember.zeros(3, 2), torch.zeros(3, 2)
+    for lib_x in (x, t):
+        with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+            lib_x[3]
+        with pytest.raises(ValueError, match="step must be greater than zero"):
+            lib_x[::-1]
+    with pytest.raises(IndexError, match="invalid index of a 0-dim tensor"):
+        ember.tensor(1.)[0]
+    same(x[True:2], t[True:2])  # bool slice bounds and np ints take the general path
+    same(x[np.int64(1)], t[np.int64(1)])
+    for idx in ((0, 2), (3, 0), (0, 0, 0)):
+        with pytest.raises(IndexError) as ee:
+            x[idx]
+        with pytest.raises(IndexError) as te:
+            t[idx]
+        assert str(ee.value) == str(te.value)
+    assert x[()]._base is x
+    assert x[:]._base is x and x[0:]._base is x
+    m = ember.zeros(3, 2, device="meta")
+    assert m[1].shape == (2,) and m[1:].shape == (2, 2)

@@ -486,6 +486,8 @@ def _lerp_into(a, b, w, *, out):
         out[...] = lerp.kernel(a, b, w)
         return
     diff = np.subtract(b, a)
+    if type(diff) is not np.ndarray:  # 0-d operands: NumPy returns a scalar, which out= refuses
+        diff = np.asarray(diff)
     if builtins.abs(w) < 0.5:
         np.multiply(diff, w, out=diff)
         np.add(a, diff, out=out)
@@ -513,6 +515,8 @@ def addcmul(a, t1, t2, *, value=1):
 @addcmul.inplace_writer(takes_params=True)
 def _addcmul_into(a, t1, t2, *, out, value=1):
     prod = np.multiply(t1, t2)
+    if type(prod) is not np.ndarray:  # 0-d operands give a NumPy scalar, which out= refuses
+        prod = np.asarray(prod)
     if value != 1:
         np.multiply(prod, value, out=prod)
     np.add(a, prod, out=out)
@@ -543,6 +547,8 @@ def addcdiv(a, t1, t2, *, value=1):
 @addcdiv.inplace_writer(takes_params=True)
 def _addcdiv_into(a, t1, t2, *, out, value=1):
     q = np.true_divide(t1, t2)
+    if type(q) is not np.ndarray:  # 0-d operands give a NumPy scalar, which out= refuses
+        q = np.asarray(q)
     if value != 1:
         np.multiply(q, value, out=q)
     np.add(a, q, out=out)

@@ -123,8 +123,17 @@ def _(grad, *, dim, sizes):
 # ----------------------------------------------------------------------------- flip / roll
 @primitive("flip", kind="other")
 def flip(a, *, dims):
-    # a copy: ember tensors never carry NumPy's negative strides
-    return np.ascontiguousarray(np.flip(a, dims)) if dims else a.copy()
+    # a copy: ember tensors never carry NumPy's negative strides; a reversed-slice view first (dims
+    # are normalised already; np.flip's own axis handling costs more than the copy of a small image)
+    if not dims or not a.ndim:  # a 0-d tensor flips along its one (implicit) dim: a copy
+        return a.copy()
+    index = [_ALL] * a.ndim
+    for d in dims:
+        index[d] = _REVERSED
+    return np.ascontiguousarray(a[tuple(index)])
+
+
+_ALL, _REVERSED = slice(None), slice(None, None, -1)
 
 
 flip.meta(same_meta)

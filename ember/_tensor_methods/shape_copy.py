@@ -123,6 +123,8 @@ def column_stack(tensors, *, out=None):
 
 
 def _dims(dims, n):
+    if len(dims) == 1 and type(dims[0]) is int and -n <= dims[0] < n:  # x.flip(-1): the common case
+        return (dims[0] % n,)
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = tuple(dims[0])
     out = tuple(normalize_dim(d, n) for d in dims)

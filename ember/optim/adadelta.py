@@ -70,8 +70,8 @@ class Adadelta(Optimizer):
         if wd != 0:
             grad = grad.add(p, alpha=wd)
         if p.is_complex():
-            p, grad = p.view_as_real(), grad.view_as_real()
-            square_avg, acc_delta = square_avg.view_as_real(), acc_delta.view_as_real()
+            p, grad = _as_real(p), _as_real(grad)
+            square_avg, acc_delta = _as_real(square_avg), _as_real(acc_delta)
         square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
         std = square_avg.add(eps).sqrt_()
         delta = acc_delta.add(eps).sqrt_()

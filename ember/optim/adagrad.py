@@ -90,7 +90,7 @@ class Adagrad(Optimizer):
             grad = grad.add(p, alpha=wd)
         clr = lr / (1 + (step - 1) * group["lr_decay"])
         if p.is_complex():
-            p, grad, state_sum = p.view_as_real(), grad.view_as_real(), state_sum.view_as_real()
+            p, grad, state_sum = _as_real(p), _as_real(grad), _as_real(state_sum)
         state_sum.addcmul_(grad, grad)
         p.addcdiv_(grad, state_sum.sqrt().add_(eps), value=-clr)
 

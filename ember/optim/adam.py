@@ -15,7 +15,9 @@ from __future__ import annotations
 from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
+from .._tensor_methods.pointwise_math import view_as_real
 from ._flat import flat_bucket
+from ._raw import run_update
 from .optimizer import (
     Optimizer,
     _get_scalar_dtype,
@@ -107,36 +109,7 @@ class Adam(Optimizer):
             state["max_exp_avg_sq"] = C.zeros_like(p)
 
     def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
-        beta1, beta2 = (_get_value(b) for b in group["betas"])
-        lr, wd, eps = _to_scalar(group["lr"]), group["weight_decay"], group["eps"]
-        if group["maximize"]:
-            grad = -grad
-        exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
-        # the counter is a 0-d float tensor as in torch; refilling it skips a tensor op per parameter
-        step = _get_value(step_t) + 1
-        step_t.fill_(step)
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * wd)
-            else:
-                grad = grad.add(p, alpha=wd)
-        if p.is_complex():
-            # the moments of a complex parameter are those of its (real, imag) pairs, as in torch
-            grad, exp_avg, exp_avg_sq, p = (t.view_as_real() for t in (grad, exp_avg, exp_avg_sq, p))
-        exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-        step_size = _get_value(lr / bias_correction1)
-        if group["amsgrad"]:
-            mx = state["max_exp_avg_sq"]
-            if mx.is_complex():
-                mx = mx.view_as_real()
-            mx.copy_(mx.maximum(exp_avg_sq))
-            denom = (mx.sqrt() / bias_correction2_sqrt).add_(eps)
-        else:
-            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-        p.addcdiv_(exp_avg, denom, value=-step_size)
+        run_update(_adam_update, p, grad, state, group)
 
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
         beta1, beta2 = group["betas"]
@@ -233,8 +206,41 @@ class Adam(Optimizer):
         F._foreach_addcdiv_(ps, b.views["exp_avg"], denom, step_size)
 
 
+def _adam_update(K, p, grad, state: dict, group: dict) -> None:
+    """torch's single-tensor Adam step for one parameter, on Tensors or arrays (``_raw.run_update``)."""
+    beta1, beta2 = group["betas"]
+    beta1, beta2 = _get_value(beta1), _get_value(beta2)
+    lr, wd, eps = _to_scalar(group["lr"]), group["weight_decay"], group["eps"]
+    if group["maximize"]:
+        grad = K.neg(grad)
+    step = K.count_step(state["step"])
+    if wd != 0:
+        if group["decoupled_weight_decay"]:
+            K.mul_(p, 1 - lr * wd)
+        else:
+            grad = K.add(grad, p, wd)
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    if K.complex_views:
+        # the moments of a complex parameter are those of its (real, imag) pairs, as in torch
+        p, grad, exp_avg, exp_avg_sq = (K.real(t) for t in (p, grad, exp_avg, exp_avg_sq))
+    K.lerp_(exp_avg, grad, 1 - beta1)
+    K.mul_(exp_avg_sq, beta2)
+    K.addcmul_(exp_avg_sq, grad, grad, 1 - beta2)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+    step_size = _get_value(lr / bias_correction1)
+    if group["amsgrad"]:
+        mx = K.real(state["max_exp_avg_sq"])
+        K.maximum_(mx, exp_avg_sq)
+        denom = K.div_scalar(K.sqrt(mx), bias_correction2_sqrt)
+    else:
+        denom = K.div_scalar(K.sqrt(exp_avg_sq), bias_correction2_sqrt)
+    K.add_scalar_(denom, eps)
+    K.addcdiv_(p, exp_avg, denom, -step_size)
+
+
 def _as_real(t: Tensor) -> Tensor:
-    return t.view_as_real()
+    return view_as_real(t)
 
 
 def _same(t: Tensor) -> Tensor:
@@ -249,7 +255,8 @@ def adam(params: list, grads: list, exp_avgs: list, exp_avg_sqs: list, max_exp_a
          maximize: bool) -> None:
     """Functional Adam: update ``params`` and the given state tensors in place."""
     group = {"betas": (beta1, beta2), "lr": lr, "weight_decay": weight_decay, "eps": eps,
-             "amsgrad": amsgrad, "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay}
+             "amsgrad": amsgrad, "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay,
+             "differentiable": differentiable}
     states = []
     for i in range(len(params)):
         st = {"step": state_steps[i], "exp_avg": exp_avgs[i], "exp_avg_sq": exp_avg_sqs[i]}

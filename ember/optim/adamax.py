@@ -63,7 +63,7 @@ class Adamax(Optimizer):
         if wd != 0:
             grad = grad.add(p, alpha=wd)
         if p.is_complex():
-            p, grad, exp_avg, exp_inf = (t.view_as_real() for t in (p, grad, exp_avg, exp_inf))
+            p, grad, exp_avg, exp_inf = (_as_real(t) for t in (p, grad, exp_avg, exp_inf))
         exp_avg.lerp_(grad, 1 - beta1)
         ember_maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
         p.addcdiv_(exp_avg, exp_inf, value=-lr / (1 - beta1 ** step))

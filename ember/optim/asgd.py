@@ -78,7 +78,7 @@ class ASGD(Optimizer):
         if group["maximize"]:
             grad = -grad
         if p.is_complex():
-            grad, p, ax = grad.view_as_real(), p.view_as_real(), ax.view_as_real()
+            grad, p, ax = _as_real(grad), _as_real(p), _as_real(ax)
         step = _get_value(step_t) + 1
         step_t.fill_(step)
         if wd != 0:

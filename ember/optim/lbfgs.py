@@ -22,6 +22,7 @@ from .._tensor import Tensor
 from .._tensor_methods.shape_copy import cat as _cat
 from ..autograd.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer, _to_scalar
+from .adam import _as_real
 
 __all__ = ["LBFGS"]
 
@@ -182,7 +183,7 @@ class LBFGS(Optimizer):
     # -- the parameters as one flat vector ---------------------------------------------------
     @staticmethod
     def _real_view(p: Tensor) -> Tensor:
-        return p.view_as_real() if p.is_complex() else p
+        return _as_real(p) if p.is_complex() else p
 
     def _flat_grad(self) -> Tensor:
         pieces = []

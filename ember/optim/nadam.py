@@ -91,7 +91,7 @@ class NAdam(Optimizer):
         exp_avg, exp_avg_sq, mu_product, step_t = (state["exp_avg"], state["exp_avg_sq"],
                                                    state["mu_product"], state["step"])
         if p.is_complex():
-            p, grad, exp_avg, exp_avg_sq = (t.view_as_real() for t in (p, grad, exp_avg, exp_avg_sq))
+            p, grad, exp_avg, exp_avg_sq = (_as_real(t) for t in (p, grad, exp_avg, exp_avg_sq))
         step = _get_value(step_t) + 1
         step_t.fill_(step)
         bias_correction2 = 1 - beta2 ** step

@@ -218,7 +218,16 @@ class Optimizer:
                     grads.append(g)
             if not params:
                 continue
-            states = [self._state_for(p, group) for p in params]
+            if self._has_state(group):
+                state = self.state
+                states = []
+                for p in params:
+                    st = state[p]
+                    if len(st) == 0:
+                        self._init_state(p, st, group)
+                    states.append(st)
+            else:
+                states = [None] * len(params)
             # fused=True runs the multi-tensor path (flat state buffers where the algorithm has them)
             if (group.get("foreach") or group.get("fused")) \
                     and type(self)._update_foreach is not Optimizer._update_foreach:
@@ -227,15 +236,6 @@ class Optimizer:
                 for p, g, st in zip(params, grads, states):
                     self._update(p, g, st, group)
         return loss
-
-    def _state_for(self, p: Tensor, group: dict):
-        """``self.state[p]`` (initialised on first use), or None for a stateless configuration."""
-        if not self._has_state(group):
-            return None
-        st = self.state[p]
-        if len(st) == 0:
-            self._init_state(p, st, group)
-        return st
 
     # the algorithm's part ---------------------------------------------------------------------
     def _has_state(self, group: dict) -> bool:

@@ -71,7 +71,7 @@ class RAdam(Optimizer):
             grad = -grad
         exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
         if p.is_complex():
-            p, grad, exp_avg, exp_avg_sq = (t.view_as_real() for t in (p, grad, exp_avg, exp_avg_sq))
+            p, grad, exp_avg, exp_avg_sq = (_as_real(t) for t in (p, grad, exp_avg, exp_avg_sq))
         step = _get_value(step_t) + 1
         step_t.fill_(step)
         if wd != 0:

@@ -16,6 +16,7 @@ from .._tensor_methods import foreach as F
 from .adam import _as_real, _same
 from .nadam import _tensor_steps
 from .optimizer import Optimizer, _get_value, _step_tensor, _to_scalar
+from ._raw import run_update
 from .sgd import _by_dtype
 
 __all__ = ["RMSprop"]
@@ -62,31 +63,7 @@ class RMSprop(Optimizer):
             state["grad_avg"] = C.zeros_like(p)
 
     def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
-        lr, alpha, eps, wd = (_get_value(_to_scalar(group["lr"])), group["alpha"], group["eps"],
-                              group["weight_decay"])
-        momentum = group["momentum"]
-        step_t, square_avg = state["step"], state["square_avg"]
-        if group["maximize"]:
-            grad = -grad
-        step_t.fill_(_get_value(step_t) + 1)
-        if wd != 0:
-            grad = grad.add(p, alpha=wd)
-        real = _as_real if p.is_complex() else _same
-        p, grad, square_avg = real(p), real(grad), real(square_avg)
-        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-        if group["centered"]:
-            grad_avg = real(state["grad_avg"])
-            grad_avg.lerp_(grad, 1 - alpha)
-            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
-        else:
-            avg = square_avg.sqrt()
-        avg.add_(eps)
-        if momentum > 0:
-            buf = real(state["momentum_buffer"])
-            buf.mul_(momentum).addcdiv_(grad, avg)
-            p.add_(buf, alpha=-lr)
-        else:
-            p.addcdiv_(grad, avg, value=-lr)
+        run_update(_rmsprop_update, p, grad, state, group)
 
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
         lr, alpha, eps, wd = (_get_value(_to_scalar(group["lr"])), group["alpha"], group["eps"],
@@ -122,3 +99,35 @@ class RMSprop(Optimizer):
                 F._foreach_add_(ps, bufs, alpha=-lr)
             else:
                 F._foreach_addcdiv_(ps, gs, avg, -lr)
+
+
+def _rmsprop_update(K, p, grad, state: dict, group: dict) -> None:
+    """torch's single-tensor RMSprop step for one parameter, on Tensors or arrays (``_raw.run_update``)."""
+    lr, alpha, eps, wd = (_get_value(_to_scalar(group["lr"])), group["alpha"], group["eps"],
+                          group["weight_decay"])
+    momentum = group["momentum"]
+    square_avg = state["square_avg"]
+    if group["maximize"]:
+        grad = K.neg(grad)
+    K.count_step(state["step"])
+    if wd != 0:
+        grad = K.add(grad, p, wd)
+    if K.complex_views:
+        p, grad, square_avg = K.real(p), K.real(grad), K.real(square_avg)
+    K.mul_(square_avg, alpha)
+    K.addcmul_(square_avg, grad, grad, 1 - alpha)
+    if group["centered"]:
+        grad_avg = K.real(state["grad_avg"])
+        K.lerp_(grad_avg, grad, 1 - alpha)
+        avg = K.addcmul(square_avg, grad_avg, grad_avg, -1)
+        K.sqrt_(avg)
+    else:
+        avg = K.sqrt(square_avg)
+    K.add_scalar_(avg, eps)
+    if momentum > 0:
+        buf = K.real(state["momentum_buffer"])
+        K.mul_(buf, momentum)
+        K.addcdiv_(buf, grad, avg)
+        K.add_(p, buf, -lr)
+    else:
+        K.addcdiv_(p, grad, avg, -lr)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from ._flat import flat_bucket
+from ._raw import TensorOps, run_update
 from .optimizer import Optimizer, _get_value, _to_scalar
 
 __all__ = ["SGD", "sgd"]
@@ -70,19 +71,10 @@ class SGD(Optimizer):
         return group["momentum"] != 0
 
     def _update(self, p: Tensor, grad: Tensor, state, group: dict) -> None:
-        momentum, wd = group["momentum"], group["weight_decay"]
-        if group["maximize"]:
-            grad = -grad
-        if wd != 0:
-            grad = grad.add(p, alpha=wd)
-        if momentum != 0:
-            buf = state.get("momentum_buffer")
-            if buf is None:
-                buf = state["momentum_buffer"] = grad.detach().clone()
-            else:
-                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
-            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-        p.add_(grad, alpha=-_get_value(_to_scalar(group["lr"])))
+        if group["momentum"] != 0 and state.get("momentum_buffer") is None:
+            _sgd_update(TensorOps, p, grad, state, group)  # the first step creates the buffer
+        else:
+            run_update(_sgd_update, p, grad, state, group)
 
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
         momentum, wd = group["momentum"], group["weight_decay"]
@@ -133,6 +125,24 @@ class SGD(Optimizer):
             F._foreach_add_(ps, b.views["momentum_buffer"], alpha=-lr)
 
 
+def _sgd_update(K, p, grad, state, group: dict) -> None:
+    """torch's single-tensor SGD step for one parameter, on Tensors or arrays (``_raw.run_update``)."""
+    momentum, wd = group["momentum"], group["weight_decay"]
+    if group["maximize"]:
+        grad = K.neg(grad)
+    if wd != 0:
+        grad = K.add(grad, p, wd)
+    if momentum != 0:
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = grad.detach().clone()  # Tensors only (see SGD._update)
+        else:
+            K.mul_(buf, momentum)
+            K.add_(buf, grad, 1 - group["dampening"])
+        grad = K.add(grad, buf, momentum) if group["nesterov"] else buf
+    K.add_(p, grad, -_get_value(_to_scalar(group["lr"])))
+
+
 def _by_dtype(tensors: list) -> list:
     """Index lists of ``tensors`` grouped by dtype (multi-tensor ops take one dtype at a time)."""
     groups: dict = {}
@@ -147,7 +157,7 @@ def sgd(params: list, d_p_list: list, momentum_buffer_list: list, has_sparse_gra
         maximize: bool) -> None:
     """Functional SGD: update ``params`` in place; ``momentum_buffer_list`` entries are filled in."""
     group = {"weight_decay": weight_decay, "momentum": momentum, "lr": lr, "dampening": dampening,
-             "nesterov": nesterov, "maximize": maximize}
+             "nesterov": nesterov, "maximize": maximize, "differentiable": False}
     states = [{} if b is None else {"momentum_buffer": b} for b in momentum_buffer_list]
     opt = SGD.__new__(SGD)
     if foreach:

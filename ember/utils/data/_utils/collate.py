@@ -126,13 +126,15 @@ def collate(batch, *, collate_fn_map: dict | None = None):
 
 def _fast_stack_ok(batch) -> bool:
     head = batch[0]
-    if head._data is None:
+    d0 = head._data
+    if d0 is None:
         return False
-    want_shape, want_dtype = head._data.shape, head.dtype
-    for t in batch:
-        if type(t) is not Tensor or t._data is None or t.requires_grad:
+    want_shape, want_dtype = d0.shape, head._dtype
+    for t in batch:  # slots, not properties: this runs once per sample
+        if type(t) is not Tensor or t._requires_grad:
             return False
-        if t._data.shape != want_shape or t.dtype is not want_dtype:
+        d = t._data
+        if d is None or d.shape != want_shape or t._dtype is not want_dtype:
             return False
     return True
 
@@ -140,17 +142,18 @@ def _fast_stack_ok(batch) -> bool:
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     if not _fast_stack_ok(batch):
         return stack(batch, 0)  # mixed shapes raise torch's error; grads flow through stack
-    # plain equal tensors need no autograd: one NumPy stack, and inside a worker straight into
-    # shared memory so the batch reaches the main process without pickling its bytes
-    arrays = [t._data for t in batch]
-    full_shape = (len(arrays),) + arrays[0].shape
-    big = arrays[0].nbytes * len(arrays) >= shared_memory.SHARE_THRESHOLD
+    # plain equal tensors need no autograd: one copy per sample into the batch (inside a worker straight
+    # into shared memory, so the batch reaches the main process without pickling its bytes)
+    first = batch[0]._data
+    full_shape = (len(batch),) + first.shape
+    big = first.nbytes * len(batch) >= shared_memory.SHARE_THRESHOLD
     if big and get_worker_info() is not None:
-        dest = shared_memory.empty_shared(full_shape, arrays[0].dtype)
+        dest = shared_memory.empty_shared(full_shape, first.dtype)
     else:
-        dest = np.empty(full_shape, arrays[0].dtype)
-    np.stack(arrays, out=dest)
-    return wrap(dest, batch[0].dtype)
+        dest = np.empty(full_shape, first.dtype)
+    for i, t in enumerate(batch):  # np.stack's per-array checks cost more than the copies of small samples
+        dest[i] = t._data
+    return wrap(dest, batch[0]._dtype)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
