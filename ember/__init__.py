@@ -148,3 +148,19 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                     options=options, name=name, disable=disable, recompile_limit=recompile_limit,
                     isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
+_LAZY_MODULES += ("signal", "masked")  # torch.signal (windows), torch.masked (issue 22)
+from .nn._functional_aten import TORCH_FUNCTIONS as _aten_nn_functions  # noqa: E402  (issue 22)
+globals().update({_k: _v for _k, _v in _aten_nn_functions.items() if _k not in globals()})
+# issue 22: the rest of torch's missing functions, and Tensor methods defined above layer 2
+from ._torch_forms import FUNCTIONS as _torch_forms  # noqa: E402
+from ._householder import geqrf, ormqr  # noqa: E402
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402
+from ._higher_order_ops import cond, while_loop  # noqa: E402
+from ._late_methods import METHODS as _late_methods  # noqa: E402
+globals().update(_torch_forms)
+for _k, _v in _late_methods.items():
+    setattr(Tensor, _k, _v)
+del _k, _v
+from ._lobpcg import lobpcg  # noqa: E402  (issue 22)
+from ._quantized.kernels import empty_quantized, quantized_max_pool3d  # noqa: E402  (issue 22)
+from ._quantized.fused_observer import fused_moving_avg_obs_fake_quant  # noqa: E402  (issue 22)

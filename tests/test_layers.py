@@ -271,3 +271,8 @@ def test_checker_sees_function_local_imports(tmp_path):
 
 # the compiler's namespaces (ember.compile): logging switches at L3, torch.compiler's helpers at L7
 LAYERS += [("_logging/*", 3), ("compiler/*", 7)]
+# issue 22: torch.signal.windows and torch.masked are composites over the torch.* surface
+LAYERS += [("signal/*", 3), ("masked/*", 4)]
+LAYERS += [("_householder.py", 3), ("_lowrank.py", 3), ("_torch_forms.py", 3),
+           ("_higher_order_ops/*", 3), ("_late_methods.py", 4)]
+LAYERS += [("_lobpcg.py", 3)]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+builtins_range = range  # histogramdd takes a parameter named range
+
 from .. import _dtype as D
 from .._errors import dtype_title
 from ._meta import reduce_meta
@@ -428,6 +430,52 @@ def histogram(a, bins, weight=None, *, range=None, density=False):
 histogram.meta(_data_dependent("histogram"))
 
 
+@primitive("histogramdd", kind="other", num_outputs=2)
+def histogramdd(a, bin_edges, weight=None, *, bins=None, range=None, density=False):
+    """(hist, all edges concatenated): ``a`` is ``(..., D)``; per dim either the given edges
+    (``bin_edges``, a list of D arrays) or ``bins[k]`` equal bins over ``range[2k:2k+2]`` (or the
+    data's min/max, widened by 0.5 each side when they are equal)."""
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f'"histogramdd" not implemented for '
+                                  f"'{dtype_title(D.FROM_NP[a.dtype])}'")
+    nd = a.shape[-1]
+    pts = a.reshape(-1, nd)
+    edges = []
+    for k in builtins_range(nd):
+        if bin_edges is not None:
+            edges.append(np.asarray(bin_edges[k]).astype(a.dtype))
+            continue
+        if range is not None:
+            lo, hi = float(range[2 * k]), float(range[2 * k + 1])
+        else:
+            col = pts[:, k]
+            lo, hi = (col.min().item(), col.max().item()) if col.size else (0.0, 0.0)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(np.linspace(lo, hi, bins[k] + 1).astype(a.dtype))
+    counts = tuple(e.size - 1 for e in edges)
+    idx = [_bin_of(pts[:, k], edges[k]) for k in builtins_range(nd)]
+    outside = np.zeros(pts.shape[0], dtype=bool)
+    for i in idx:
+        outside |= i < 0
+    flat = np.ravel_multi_index(tuple(np.where(outside, 0, i) for i in idx), counts) if nd else \
+        np.zeros(pts.shape[0], dtype=np.int64)
+    flat = np.where(outside, -1, flat)
+    total = int(np.prod(counts))
+    hist = _weighted_count(flat, weight, total, a.dtype).reshape(counts)
+    if density:
+        vol = np.ones(counts, dtype=np.float64)
+        for k, e in enumerate(edges):
+            shape = [1] * nd
+            shape[k] = counts[k]
+            vol = vol * np.diff(e).astype(np.float64).reshape(shape)
+        hist = (hist / (hist.sum() * vol)).astype(a.dtype)
+    return hist, np.concatenate(edges) if edges else np.zeros(0, a.dtype)
+
+
+histogramdd.meta(_data_dependent("histogramdd"))
+
+
 @primitive("isin", kind="other")
 def isin(elements, test_elements, *, invert=False):
     """Whether each of ``elements`` occurs in ``test_elements`` (NumPy's sort-based ``isin``)."""
@@ -440,4 +488,5 @@ def _(elements, test_elements, *, invert=False):
 
 
 __all__ = ["sort", "topk", "kthvalue", "mode", "nanmedian_dim", "nanmedian_all", "unique",
-           "unique_consecutive", "searchsorted", "bincount", "histc", "histogram", "stable_argsort", "isin"]
+           "unique_consecutive", "searchsorted", "bincount", "histc", "histogram", "stable_argsort", "isin",
+           "histogramdd"]

@@ -440,6 +440,19 @@ def quantized_max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, c
                                          ceil_mode)
 
 
+def quantized_max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return QTensor.KERNELS["max_pool3d"](input, kernel_size, stride or None, padding, dilation,
+                                         ceil_mode)
+
+
+def empty_quantized(size, qtensor, *, dtype=None, layout=None, device=None, pin_memory=None,
+                    memory_format=None):
+    """An uninitialised (zero-filled) quantized tensor of ``size`` with ``qtensor``'s quantizer."""
+    dt = qtensor._dtype if dtype is None else dtype
+    ints = np.zeros(tuple(size), dtype=qtensor._data.dtype)
+    return make_qtensor(ints, dt, qtensor._q)
+
+
 def quantized_batch_norm(input, weight, bias, mean, var, eps: float, output_scale: float,
                          output_zero_point: int):
     """Inference batch norm of a quantized (N, C, ...) tensor, requantized to the output qparams."""
@@ -449,14 +462,16 @@ def quantized_batch_norm(input, weight, bias, mean, var, eps: float, output_scal
 
 
 PUBLIC = ("int_repr", "q_scale", "q_zero_point", "q_per_channel_scales", "q_per_channel_zero_points",
-          "q_per_channel_axis", "quantized_max_pool1d", "quantized_max_pool2d", "quantized_batch_norm")
+          "q_per_channel_axis", "quantized_max_pool1d", "quantized_max_pool2d", "quantized_batch_norm",
+          "quantized_max_pool3d", "empty_quantized")
 
 
 def _register():
     k = QTensor.KERNELS
     for name in _GEOMETRY:
         k[name] = _geometry(name)
-    for name, fn, nd in (("max_pool2d", F.max_pool2d, 2), ("max_pool1d", F.max_pool1d, 1)):
+    for name, fn, nd in (("max_pool2d", F.max_pool2d, 2), ("max_pool1d", F.max_pool1d, 1),
+                         ("max_pool3d", F.max_pool3d, 3)):
         k[name] = _integer_max_pool(fn, name, nd)
     k["relu"] = _q_relu
     for name, fn in (("relu6", F.relu6), ("hardtanh", F.hardtanh),

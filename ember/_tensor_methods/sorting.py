@@ -23,7 +23,8 @@ __all__ = ["SortingMixin", "FUNCTIONS"]
 
 for _n, _f in (("sort", ("values", "indices")), ("topk", ("values", "indices")),
                ("kthvalue", ("values", "indices")), ("mode", ("values", "indices")),
-               ("nanmedian", ("values", "indices")), ("histogram", ("hist", "bin_edges"))):
+               ("nanmedian", ("values", "indices")), ("histogram", ("hist", "bin_edges")),
+               ("histogramdd", ("hist", "bin_edges"))):
     _return_type(_n, _f)
 
 
@@ -294,6 +295,65 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
 
 
 @public
+def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None):
+    """``(hist, bin_edges)`` of the points ``input`` ``(..., D)`` in D dims: ``bins`` is a count
+    for every dim, a count per dim, or a list of D edge tensors; ``range`` is
+    ``[min_0, max_0, ..., min_{D-1}, max_{D-1}]``."""
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    nd = input.shape[-1]
+    if isinstance(bins, TensorBase) and bins.dim() == 0:
+        bins = int(bins.item())
+    edges = None
+    if isinstance(bins, int):
+        bins = [bins] * nd
+    elif all(isinstance(b, TensorBase) for b in bins):
+        edges, bins = list(bins), None
+    else:
+        bins = [int(b) for b in bins]
+    if edges is not None and len(edges) != nd:
+        raise RuntimeError(f"torch.histogramdd: expected {nd} sequences of bin edges for a "
+                           f"{nd}-dimensional histogram but got {len(edges)}")
+    if bins is not None and len(bins) != nd:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension "
+                           "of the input.")
+    if bins is not None:
+        for k, b in enumerate(bins):
+            if b <= 0:
+                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension {k}")
+    if range is not None:
+        range = [float(r) for r in range]
+        if len(range) != 2 * nd:
+            raise RuntimeError(f"torch.histogramdd: for a {nd}-dimensional histogram range should have "
+                               f"{2 * nd} elements, but got {len(range)}")
+        for k in builtins_range(nd):
+            if range[2 * k] > range[2 * k + 1]:
+                raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                                   f"{range[2 * k]:g} max {range[2 * k + 1]:g} for dimension {k}")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight "
+                           f"tensor should have the same dtype, but got input({_short(input.dtype)}), "
+                           f"and weight({_short(weight.dtype)})")
+    hist, flat = dispatch(S.histogramdd, input, edges, weight, bins=bins, range=range,
+                          density=bool(density))
+    sizes = [e.shape[0] for e in edges] if edges is not None else [b + 1 for b in bins]
+    res = (hist, tuple(flat.split(sizes)) if sizes else ())
+    if out is not None:
+        _copy_out(out[0], hist)
+        for o, e in zip(out[1], res[1]):
+            _copy_out(o, e)
+        res = (out[0], tuple(out[1]))
+    return return_types.histogramdd(res)
+
+
+builtins_range = range
+
+
+def _short(dt) -> str:
+    return str(dt).replace("torch.", "").replace("float64", "double").replace("float32", "float")
+
+
+@public
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of ``elements`` is in ``test_elements`` (either may be a scalar)."""
     if not isinstance(elements, TensorBase) and not isinstance(test_elements, TensorBase):
@@ -330,5 +390,5 @@ class SortingMixin:
 FUNCTIONS = dict(sort=sort, argsort=argsort, msort=msort, topk=topk, kthvalue=kthvalue, mode=mode,
                  nanmedian=nanmedian, quantile=quantile, nanquantile=nanquantile, unique=unique,
                  unique_consecutive=unique_consecutive, searchsorted=searchsorted, bucketize=bucketize,
-                 bincount=bincount, histc=histc, histogram=histogram, isin=isin,
+                 bincount=bincount, histc=histc, histogram=histogram, isin=isin, histogramdd=histogramdd,
                  unravel_index=unravel_index)

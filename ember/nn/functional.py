@@ -393,3 +393,12 @@ for _name, _f in _ATEN_FORMS.items():
     _f.__module__ = "ember"
     TORCH_FUNCTIONS[_name] = public(_f)
 del _name, _f, _ATEN_FORMS
+
+# fractional max pooling (issue 22)
+from ._functional_fractional import (fractional_max_pool2d,  # noqa: E402
+                                     fractional_max_pool2d_with_indices, fractional_max_pool3d,
+                                     fractional_max_pool3d_with_indices)
+__all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+            "fractional_max_pool3d_with_indices"]
+from ._functional_linear_ce import linear_cross_entropy  # noqa: E402
+__all__ += ["linear_cross_entropy"]

@@ -44,6 +44,8 @@ _BY_PRIM: dict = {}
 
 # primitives with no aten overload standing for them, and why (graphs keep them as ember primitives)
 PRIMITIVES_WITHOUT_ATEN = {
+    "histogramdd": "returns every dim's edges concatenated in one tensor (a primitive has a fixed "
+                   "number of outputs); torch.histogramdd splits them into aten's Tensor[] bin_edges",
     "binary_cross_entropy": "the elementwise (unweighted, unreduced) loss; aten.binary_cross_entropy "
                             "takes weight and reduction, and its table entry composes this primitive",
     "binary_cross_entropy_with_logits": "the elementwise (unweighted, unreduced) loss with a flagged "

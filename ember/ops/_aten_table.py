@@ -167,6 +167,18 @@ remainder.Scalar(Tensor self, Scalar other) -> Tensor  =remainder
 xlogy.Tensor(Tensor self, Tensor other) -> Tensor  =xlogy
 special_xlog1py(Tensor self, Tensor other) -> Tensor  =xlog1py
 special_zeta(Tensor self, Tensor other) -> Tensor  =special_zeta
+special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor  =special_chebyshev_polynomial_t
+special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor  =special_chebyshev_polynomial_u
+special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor  =special_chebyshev_polynomial_v
+special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor  =special_chebyshev_polynomial_w
+special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor  =special_shifted_chebyshev_polynomial_t
+special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor  =special_shifted_chebyshev_polynomial_u
+special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor  =special_shifted_chebyshev_polynomial_v
+special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor  =special_shifted_chebyshev_polynomial_w
+special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor  =special_hermite_polynomial_h
+special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor  =special_hermite_polynomial_he
+special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor  =special_laguerre_polynomial_l
+special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor  =special_legendre_polynomial_p
 # reductions
 sum(Tensor self, *, ScalarType? dtype=None) -> Tensor  sum prim=sum
 sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor  sum prim=sum
@@ -285,6 +297,7 @@ cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor  =cholesk
 linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)  linalg.eigh prim=linalg_eigh
 linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)  linalg.qr prim=linalg_qr
 linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)  linalg.slogdet prim=linalg_slogdet
+geqrf(Tensor self) -> (Tensor a, Tensor tau)  =geqrf
 linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor  linalg.solve prim=linalg_solve
 linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)  linalg.svd prim=linalg_svd
 linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor  linalg.svdvals prim=linalg_svdvals

@@ -81,3 +81,7 @@ from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstan
                    LazyInstanceNorm2d, LazyInstanceNorm3d)
 __all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
             "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+from .pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402  (issue 22)
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
+__all__ += ["LinearCrossEntropyOptions"]

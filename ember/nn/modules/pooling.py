@@ -261,3 +261,64 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     _nd = 3
     _fn = staticmethod(F.max_unpool3d)
+
+
+class _FractionalMaxPoolNd(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        n = self._nd
+        self.kernel_size = tuple(kernel_size) if isinstance(kernel_size, (tuple, list)) \
+            else (kernel_size,) * n
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = None if output_size is None else (
+            tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * n)
+        self.output_ratio = None if output_ratio is None else (
+            tuple(output_ratio) if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * n)
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, or a "
+                             "pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """2-D fractional max pooling (see :func:`ember.nn.functional.fractional_max_pool2d`).
+
+    Shape: ``(N, C, H, W)`` or ``(C, H, W)`` -> ``(N, C, oH, oW)`` or ``(C, oH, oW)``.
+
+    Example:
+        >>> import ember
+        >>> ember.nn.FractionalMaxPool2d(2, output_size=3)(ember.randn(1, 2, 7, 7)).shape
+        torch.Size([1, 2, 3, 3])
+    """
+    _nd = 2
+
+    def forward(self, input):
+        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                       self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-D fractional max pooling (see :func:`ember.nn.functional.fractional_max_pool3d`).
+
+    Shape: ``(N, C, T, H, W)`` or ``(C, T, H, W)`` -> ``(N, C, oT, oH, oW)`` or ``(C, oT, oH, oW)``.
+
+    Example:
+        >>> import ember
+        >>> ember.nn.FractionalMaxPool3d(2, output_ratio=0.5)(ember.randn(1, 1, 6, 6, 6)).shape
+        torch.Size([1, 1, 3, 3, 3])
+    """
+    _nd = 3
+
+    def forward(self, input):
+        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                       self.return_indices, _random_samples=self._random_samples)
+
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]

@@ -395,3 +395,9 @@ OPS = [
                        Sample((_sym((2, 4, 4), dt), arr((2, 4, 1), dt)), name="batched")],
            dtypes=FLOAT, grad=False),
 ]
+
+OPS += [OpInfo("geqrf", lambda lib, A: tuple(lib.geqrf(A)),
+               lambda dt: [Sample((arr((5, 3), dt),), name="tall"), Sample((arr((3, 4), dt),), name="wide"),
+                           Sample((arr((2, 3, 3), dt),), name="batched")],
+               dtypes=FLOAT, grad=False, atol=1e-4, rtol=1e-4,
+               notes="LAPACK's Householder form; torch has no derivative for geqrf")]

@@ -261,3 +261,15 @@ OPS += [
            error_samples=lambda dt: [Sample((np.array([1.0]), (3, 4)), {}, "float"),
                                      Sample((np.array([1]), (3, -4)), {}, "negative shape")]),
 ]
+
+
+def _histogramdd_samples(dtype):
+    x = arr((6, 2), dtype)
+    return [Sample((x, [3, 2]), {}, "counts"), Sample((x, 2), {"range": [-1.0, 2.0, -3.0, 3.0]}, "range"),
+            Sample((arr((2, 5, 3), dtype), [2, 2, 3]), {"weight": arr((2, 5), dtype, 0, 1),
+                                                          "density": True}, "weight density")]
+
+
+OPS += [OpInfo("histogramdd", lambda lib, *a, **kw: (lambda r: (r[0],) + tuple(r[1]))(
+    lib.histogramdd(*a, **kw)), _histogramdd_samples, dtypes=FLOAT, grad=False, meta=False,
+    notes="bin edges chosen from the data: no meta kernel")]

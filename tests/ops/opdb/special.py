@@ -92,3 +92,22 @@ OPS = _unary_ops() + [
            lambda dt: [Sample((arr((3, 4), dt), 1)), Sample((arr((3, 4), dt), 0), dict(dtype=None))],
            dtypes=FLOAT),
 ]
+
+# orthogonal polynomials (issue 22): x in and beyond [-1, 1] (or [0, 1] shifted), n a tensor or a
+# number; torch differentiates none of them
+POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+               "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+               "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+               "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+               "laguerre_polynomial_l", "legendre_polynomial_p"]
+
+
+def _poly_samples(dt):
+    return [Sample((arr((3, 4), dt, -1.2, 1.2), arr((3, 4), "int64", -1, 9)), name="tensor n"),
+            Sample((arr((3, 1), dt, -1, 1), arr((4,), "int64", 0, 12)), name="broadcast"),
+            Sample((noncontig(arr((2, 3), dt, -1, 1)), 5), name="scalar n"),
+            Sample((arr((), dt, -0.9, 0.9), 11), name="0-d, trig form")]
+
+
+OPS += [OpInfo(f"special.{name}", _sp(name), _poly_samples, dtypes=FLOAT, grad=False, rtol=1e-5)
+        for name in POLYNOMIALS]
