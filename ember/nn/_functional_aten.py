@@ -21,7 +21,10 @@ from ..autograd.grad_mode import no_grad
 from .. import linalg as _linalg
 from . import _functional_conv as FC
 from . import _functional_loss as FL
-from . import _functional_loss_more as FLM
+from . import _functional_loss_likelihood as FLL
+from . import _functional_loss_margin as FLMg
+from . import _functional_pad_fold_shuffle as FPad
+from . import _functional_pooling as FPool
 from . import _functional_misc as FM
 from . import _functional_sampling as FS
 from . import functional as F
@@ -48,12 +51,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     """``torch.cosine_embedding_loss`` (int reduction)."""
-    return FLM.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+    return FLMg.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     """``torch.hinge_embedding_loss`` (int reduction)."""
-    return FLM.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+    return FLMg.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
 def kl_div(input, target, reduction=1, *, log_target=False):
@@ -61,31 +64,31 @@ def kl_div(input, target, reduction=1, *, log_target=False):
     aten op has no 'batchmean')."""
     with warnings.catch_warnings():  # the aten op has no 'batchmean' and gives no such advice
         warnings.filterwarnings("ignore", message="reduction: 'mean' divides")
-        return FLM.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+        return FLL.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     """``torch.margin_ranking_loss`` (int reduction)."""
-    return FLM.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+    return FLMg.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     """``torch.poisson_nll_loss`` (every argument positional, int reduction)."""
-    return FLM.poisson_nll_loss(input, target, log_input, full, eps=eps,
+    return FLL.poisson_nll_loss(input, target, log_input, full, eps=eps,
                                 reduction=_reduction(reduction))
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
                         reduction=1):
     """``torch.triplet_margin_loss`` (int reduction)."""
-    return FLM.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+    return FLMg.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                    reduction=_reduction(reduction))
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
              zero_infinity=False):
     """``torch.ctc_loss`` (int reduction)."""
-    return FLM.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+    return FLL.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                         _reduction(reduction), zero_infinity)
 
 
@@ -121,7 +124,7 @@ def conv_tbc(input, weight, bias, pad=0):
 def constant_pad_nd(input, pad, value=0):
     """``torch.constant_pad_nd``: pad the last ``len(pad) // 2`` dims with ``value`` (negative
     padding crops)."""
-    return FC.pad(input, tuple(pad), "constant", value)
+    return FPad.pad(input, tuple(pad), "constant", value)
 
 
 # ------------------------------------------------------------------------------ sampling, pooling
@@ -159,7 +162,7 @@ def affine_grid_generator(theta, size, align_corners):
 
 def adaptive_max_pool1d(input, output_size):
     """``torch.adaptive_max_pool1d``: ``(values, indices)``."""
-    return FC.adaptive_max_pool1d_with_indices(input, output_size)
+    return FPool.adaptive_max_pool1d_with_indices(input, output_size)
 
 
 # ------------------------------------------------------------------------------ in-place forms
