@@ -93,6 +93,9 @@ class OpDef:
         self.backward_shapes: tuple = ()
         self.backward_needs = False
         self.node_class = None  # filled by the autograd layer (one Node subclass per op, torch's name)
+        # dispatch's fast path, generated from this definition on first call (``_dispatch.fast_path``):
+        # None = not generated yet, False = the op always takes the general path
+        self.fast = None
         REGISTRY[name] = self
 
     def __reduce__(self):  # by name: graphs that record primitives (node.meta) pickle

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import dispatch, result_dtype, wrap
+from .._dispatch import dispatch, fast_method, result_dtype, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._primitives import pointwise as P
@@ -70,6 +70,7 @@ def unary(op, name: str, doc: str = "", out: bool = True):
             return handle_torch_function(inplace, (input,), input)
         return dispatch_inplace(op, input)
     method.__doc__ = doc or f"Elementwise ``{name}``; see ``torch.{name}``."
+    method = fast_method(op, method)  # rebinds the cell the closure above hands to overrides
     inplace.__doc__ = f"In-place ``{name}``."
     return _name(method, name), _name(inplace, name + "_")
 
@@ -99,8 +100,20 @@ def binary(op, name: str, doc: str = "", tensor_only: bool = False, scalar_op=No
         o = scalar_op if scalar_op is not None and not isinstance(other, TensorBase) else op
         return dispatch_inplace(o, input, other)
     method.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting; see ``torch.{name}``."
+    if scalar_op is None:  # (a scalar ``other`` takes another primitive: the method decides)
+        method = fast_method(op, method, accept=_tensors_only if tensor_only else None)
     inplace.__doc__ = f"In-place ``{name}``."
     return _name(method, name), _name(inplace, name + "_")
+
+
+def _tensors_only(key) -> bool:
+    """A fast-path plan key (dtype, 0-d flag per operand) with no Python-scalar operand."""
+    return not any(k in _SCALARS for k in key)
+
+
+def _no_bool(key) -> bool:
+    """A fast-path plan key with no bool operand (subtraction refuses bools)."""
+    return not any(k is bool or k is D.bool for k in key)
 
 
 def _is_bool(x) -> bool:
@@ -158,6 +171,7 @@ def _with_alpha(op, name):
             return dispatch_inplace(op, input, other, alpha=alpha)
         return dispatch_inplace(op, input, other)
     method.__doc__ = f"``input {'+' if name == 'add' else '-'} alpha * other`` with broadcasting."
+    method = fast_method(op, method, accept=_no_bool if is_sub else None)
     inplace.__doc__ = f"In-place ``{name}``."
     return _name(method, name), _name(inplace, name + "_")
 
@@ -444,6 +458,11 @@ def _rsub(self, other):
 
 def _rdiv(self, other):
     return _true_div(other, self) if isinstance(other, TensorBase) else dispatch(P.div, _other(other), self)
+
+
+# ``1 - x`` and ``1 / x`` on the fast path: the op's inputs are (other, self)
+_rsub = fast_method(P.sub, _rsub, swap=True, accept=_no_bool)
+_rdiv = fast_method(P.div, _rdiv, swap=True)
 
 
 def _rfloordiv(self, other):
