@@ -24,7 +24,7 @@ from ._shape import broadcast_shapes, contiguous_strides
 from ._primitives._registry import OpDef, SlowPath, TensorMeta, set_dispatcher
 from ._tensor_base import TensorBase, new_tensor, shape_of as _shape, wrap
 from ._tensor_base import set_tensor_class as _set_wrap_class
-from .autograd._recording import record
+from .autograd._recording import record, recorder_for
 from .autograd.grad_mode import STATE
 
 __all__ = ["dispatch", "wrap", "set_tensor_class", "TorchDispatchMode"]
@@ -221,6 +221,21 @@ _SCALAR_KINDS = {int: int, float: float, bool: bool, complex: complex}
 _NO_FAST_KINDS = ("view", "foreach", "random", "creation")
 
 
+_FAST_OFF = [False]  # read only after _any_mode[0]: costs nothing while no mode was ever pushed
+
+
+class general_path_only:
+    """Inside, every op takes the general path (tests compare it with the fast path)."""
+
+    def __enter__(self):
+        self.prev = _FAST_OFF[0]
+        _any_mode[0] = _FAST_OFF[0] = True
+        return self
+
+    def __exit__(self, *exc):
+        _FAST_OFF[0] = self.prev
+
+
 def _install_fast(op):
     """Generate ``op.fast`` on the op's first call (False when the op has no fast path)."""
     ok = not DEBUG and op.simple_out and op.kind not in _NO_FAST_KINDS and op.input_names
@@ -293,7 +308,7 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
         head = (f"def fast(args, params):\n    if len(args) != {n}:\n        return _general(op, args, params)\n"
                 f"    {', '.join(xs)}{',' if n == 1 else ''} = args\n")
         fall = "return _general(op, args, params)"
-        guard = "not (_any_mode[0] and MODES.stack)"
+        guard = "not (_any_mode[0] and (MODES.stack or _FAST_OFF[0]))"
         argtuple = "args"
     else:
         sig = ", ".join(names) + ("".join(f", {k}={d!r}" if i else f", *, {k}={d!r}"
@@ -303,7 +318,7 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
         fall = f"return fallback({', '.join(names)}" + "".join(f", {k}={k}" for k, _ in kws) + ")"
         conds = [f"{k} is None" if d is None else f"(type({k}) is {type(d).__name__} and {k} == {d!r})"
                  for k, d in kws]
-        guard = " and ".join(conds + ["not (_any_mode[0] and MODES.stack)"])
+        guard = " and ".join(conds + ["not (_any_mode[0] and (MODES.stack or _FAST_OFF[0]))"])
         argtuple = f"({', '.join(xs)}{',' if n == 1 else ''})"
     lines = [head, f"    if {guard}:\n", "        g = False\n"]
     for i, x in enumerate(xs):
@@ -349,7 +364,10 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
         lines.append(_WRAP.format(dt="_FROM_NP[res.dtype]"))
     rec_params = "params" if names is None else "{}"
     lines.append(f"        if g and STATE.enabled and op.backward is not None:\n"
-                 f"            record(op, {argtuple}, {rec_params}, t)\n"
+                 f"            rec = op.recorder\n"
+                 f"            if rec is None:\n"
+                 f"                rec = op.recorder = recorder_for(op, {n})\n"
+                 f"            rec({argtuple}, {rec_params}, t)\n"
                  f"        return t\n    {fall}\n")
     src = "".join(lines)
     src = "def make(op, _plans, accept, fallback):\n" + "".join(
