@@ -239,9 +239,9 @@ def recorder_for(op, n: int):
             lines.append(f"        v{k} = None\n")
             saved.append("SavedGroup([SavedTensor(out, True, 0)])")
         else:  # kind 1: the one output
-            lines.append("        vc = out._vc\n        if vc is None:\n            vc = out._vc = VersionCounter()\n"
-                         f"        v{k} = vc.value\n")
-            saved.append("(out._data, out._dtype, vc, out._meta)")
+            lines.append("        ovc = out._vc\n        if ovc is None:\n            ovc = out._vc = VersionCounter()\n"
+                         f"        v{k} = ovc.value\n")
+            saved.append("(out._data, out._dtype, ovc, out._meta)")
         versions.append(f"v{k}")
     lines.append(f"        node._saved = [{', '.join(saved)}]\n        node._versions = [{', '.join(versions)}]\n")
     diff = op.differentiable_outputs
