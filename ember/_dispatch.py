@@ -218,7 +218,7 @@ set_dispatcher(dispatch)  # ``op(*args)`` on an OpDef (derivatives, dispatch mod
 # which re-runs the op and raises torch's error. The generated code runs in this module's namespace.
 FAST_TYPES: set = set()  # plain tensor classes (Tensor, nn.Parameter): no __torch_function__ of their own
 _SCALAR_KINDS = {int: int, float: float, bool: bool, complex: complex}
-_NO_FAST_KINDS = ("view", "foreach", "random", "creation")
+_NO_FAST_KINDS = ("foreach", "random", "creation")
 
 
 _FAST_OFF = [False]  # read only after _any_mode[0]: costs nothing while no mode was ever pushed
@@ -238,7 +238,7 @@ class general_path_only:
 
 def _install_fast(op):
     """Generate ``op.fast`` on the op's first call (False when the op has no fast path)."""
-    ok = not DEBUG and op.simple_out and op.kind not in _NO_FAST_KINDS and op.input_names
+    ok = not DEBUG and op.num_outputs == 1 and op.kind not in _NO_FAST_KINDS and op.input_names
     op.fast = _generate(op, len(op.input_names)) if ok else False
     return op.fast or (lambda args, params: _general(op, args, params))
 
@@ -252,7 +252,8 @@ def fast_method(op, fallback, swap: bool = False, accept=None):
     sig = inspect.signature(fallback)
     pos = [p.name for p in sig.parameters.values() if p.kind == p.POSITIONAL_OR_KEYWORD]
     kws = [(p.name, p.default) for p in sig.parameters.values() if p.kind == p.KEYWORD_ONLY]
-    if DEBUG or not op.simple_out or op.kind in _NO_FAST_KINDS or len(pos) != len(op.input_names) \
+    if DEBUG or op.num_outputs != 1 or op.kind in _NO_FAST_KINDS or len(pos) != len(op.input_names) \
+            or not _GENERATED_LOCALS.isdisjoint(pos + [k for k, _ in kws]) \
             or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or
                    (p.default is not p.empty and p.kind == p.POSITIONAL_OR_KEYWORD)
                    for p in sig.parameters.values()):
@@ -262,6 +263,12 @@ def fast_method(op, fallback, swap: bool = False, accept=None):
     for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
         setattr(fn, attr, getattr(fallback, attr))
     return fn
+
+
+# names the generated code uses for its own locals and constants (a method's parameters must differ)
+_GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
+                               "accept", "_plans", "args", "params"}) | frozenset(
+    f"{p}{i}" for p in "tdkzc" for i in range(8))
 
 
 def _fill_plan(op, plans, key, args, accept):
@@ -313,8 +320,8 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
     else:
         sig = ", ".join(names) + ("".join(f", {k}={d!r}" if i else f", *, {k}={d!r}"
                                           for i, (k, d) in enumerate(kws)))
-        head = f"def method({sig}):\n    {', '.join(xs)} = {', '.join(order)}\n" \
-               "    params = _NOPARAMS\n"
+        xs = list(order)  # the method's own parameters, in the op's order
+        head = f"def method({sig}):\n"
         fall = f"return fallback({', '.join(names)}" + "".join(f", {k}={k}" for k, _ in kws) + ")"
         conds = [f"{k} is None" if d is None else f"(type({k}) is {type(d).__name__} and {k} == {d!r})"
                  for k, d in kws]
@@ -353,15 +360,18 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
         lines.append(f"        out_dt, onp, {casts} = plan\n")
         for i in range(n):
             lines.append(f"        if c{i} is not None:\n            d{i} = d{i}.astype(c{i})\n")
-    lines.append(f"        try:\n            res = op.kernel({ds}, **params) if params else op.kernel({ds})\n"
+    call = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if names is None else f"op.kernel({ds})"
+    lines.append(f"        try:\n            res = {call}\n"
                  f"        except Exception:\n            {fall}\n"
                  f"        if type(res) is not _ndarray:\n"
-                 f"            return _finish(op, {argtuple}, params, res, {'out_dt' if pointwise else 'None'}, g)\n")
+                 f"            return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, "
+                 f"{'out_dt' if pointwise else 'None'}, g)\n")
     if pointwise:
-        lines.append("        if res.dtype != onp:\n            res = res.astype(onp)\n")
+        lines.append("        rd = res.dtype\n        if rd is not onp and rd != onp:\n            res = res.astype(onp)\n")
         lines.append(_WRAP.format(dt="out_dt"))
     else:
-        lines.append(_WRAP.format(dt="_FROM_NP[res.dtype]"))
+        lines.append(_WRAP.format(dt="_FROM_NP[res.dtype]") if not op.is_view else
+                     f"        t = _wrap_out(op, res, {argtuple}, None, None)\n")
     rec_params = "params" if names is None else "{}"
     lines.append(f"        if g and STATE.enabled and op.backward is not None:\n"
                  f"            rec = op.recorder\n"
@@ -382,7 +392,6 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
     return local["make"](op, plans, accept, fallback)
 
 
-_NOPARAMS: dict = {}
 
 
 _PLANS: dict = {}

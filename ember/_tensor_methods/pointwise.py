@@ -460,6 +460,17 @@ def _rdiv(self, other):
     return _true_div(other, self) if isinstance(other, TensorBase) else dispatch(P.div, _other(other), self)
 
 
+def _operator(op, method, accept=None):
+    """``self <op> other`` on the fast path without the method's keyword flags to check."""
+    def operator(self, other):
+        return method(self, other)
+    operator.__name__ = operator.__qualname__ = method.__name__
+    return fast_method(op, operator, accept=accept)
+
+
+_add_op, _sub_op = _operator(P.add, add), _operator(P.sub, sub, accept=_no_bool)
+_mul_op, _div_op = _operator(P.mul, mul), _operator(P.div, _true_div)
+
 # ``1 - x`` and ``1 / x`` on the fast path: the op's inputs are (other, self)
 _rsub = fast_method(P.sub, _rsub, swap=True, accept=_no_bool)
 _rdiv = fast_method(P.div, _rdiv, swap=True)
@@ -507,14 +518,14 @@ class PointwiseMixin:
         return where(condition, self, y)
 
     # Python operators -------------------------------------------------------------------------
-    __add__ = __radd__ = add
+    __add__ = __radd__ = _add_op
     __iadd__ = add_
-    __sub__ = sub
+    __sub__ = _sub_op
     __isub__ = sub_
     __rsub__ = _rsub
-    __mul__ = __rmul__ = mul
+    __mul__ = __rmul__ = _mul_op
     __imul__ = mul_
-    __truediv__ = _true_div
+    __truediv__ = _div_op
     __itruediv__ = _true_div_
     __rtruediv__ = _rdiv
     __floordiv__ = floor_divide

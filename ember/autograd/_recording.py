@@ -244,6 +244,8 @@ def recorder_for(op, n: int):
             saved.append("(out._data, out._dtype, ovc, out._meta)")
         versions.append(f"v{k}")
     lines.append(f"        node._saved = [{', '.join(saved)}]\n        node._versions = [{', '.join(versions)}]\n")
+    if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
+        lines.append("    node.view_version = out._vc.value\n")
     diff = op.differentiable_outputs
     if diff is None or 0 in diff:
         lines.append("    if out._dtype.category >= 2:\n"
