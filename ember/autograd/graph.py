@@ -255,7 +255,7 @@ def _specialised_apply(op):
     """``PrimNode.apply`` written out for one op (one output, derivative keywords read from params):
     the saved values unpacked without a loop over the save plan, the derivative called with its
     exact arguments, gradients fitted to the inputs. None for other shapes (the generic apply)."""
-    if op.backward is None or op.num_outputs != 1 or op.backward_shapes or op.backward_needs \
+    if op.backward is None or op.num_outputs != 1 \
             or op.backward_params is None or any(kind == 2 for kind, _ in op.save_plan):
         return None
     names = [f"a{k}" for k in range(len(op.save_plan))]
@@ -282,6 +282,12 @@ def _specialised_apply(op):
                 kws.append(f"{name}=params.get({name!r}, _DEFAULTS[{name!r}])")
             else:
                 kws.append(f"{name}=params[{name!r}]")
+    if op.backward_shapes or op.backward_needs:
+        lines.append("    meta = self.input_meta\n")
+    for k, i in op.backward_shapes:
+        kws.append(f"{k}=meta[{i}][0] if meta[{i}] is not None else None")
+    if op.backward_needs:
+        kws.append("needs_input_grad=tuple(m is not None for m in meta)")
     lines.append(f"    res = op.backward(grads[0]{''.join(', ' + n for n in names)}{''.join(', ' + k for k in kws)})\n"
                  "    if type(res) is not tuple:\n        res = (res,)\n    out = []\n"
                  "    for r, meta in zip(res, self.input_meta):\n"
