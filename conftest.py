@@ -4,6 +4,9 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
+# child processes (examples, MPI ranks, workers) import the ember of this checkout, installed or not
+_ROOT = os.path.dirname(os.path.abspath(__file__))
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
 
 import torch  # noqa: E402  (the oracle; ember itself never imports it)
 

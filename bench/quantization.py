@@ -3,7 +3,8 @@
 Models: an MLP 256-512-512-10 and a 2-layer LSTM (input 64, hidden 256, seq 20) quantized with
 ``quantize_dynamic``; a CNN (conv-bn-relu x2, pool, linear) on 1x28x28 quantized with FX
 post-training static quantization (x86 qconfig). Latency is ms per forward at batch 1 and 32;
-size is the bytes of the saved state_dict. Prints ember quantized/float ratios (the targets: weights
+size is the bytes of the saved state_dict ("size x", with biases, qparams and pickle framing) and of
+the weights alone ("wts x"). Prints ember quantized/float ratios (the targets: weights
 ~4x smaller; quantized faster than float at batch 1) and ember/torch ratios.
 
 Usage: ``python bench/quantization.py [--steps N]``
@@ -74,6 +75,23 @@ def _size(lib, model) -> int:
     return len(buf.getvalue())
 
 
+def _weight_bytes(model) -> int:
+    """Bytes of the layers' weight matrices/kernels alone (int8 ones count one byte a value)."""
+    total = 0
+    for m in model.modules():
+        ws = [getattr(m, "weight", None)]
+        if callable(ws[0]):
+            ws = [ws[0]()]
+        if hasattr(m, "get_weight"):  # dynamic quantized RNNs
+            ws = list(m.get_weight().values())
+        elif type(m).__name__ in ("LSTM", "GRU", "RNN"):
+            ws = [p for n, p in m.named_parameters() if n.startswith("weight")]
+        for w in ws:
+            if w is not None and hasattr(w, "element_size"):
+                total += w.nelement() * w.element_size()
+    return total
+
+
 def build(lib, name):
     aq = lib.ao.quantization
     if name == "mlp":
@@ -108,6 +126,7 @@ def main():
         for lib in (ember, torch):
             f, q, feat = build(lib, name)
             res[lib.__name__, "size"] = (_size(lib, f), _size(lib, q))
+            res[lib.__name__, "wsize"] = _weight_bytes(f) / max(_weight_bytes(q), 1)
             for batch in (1, 32):
                 x = _x(lib, shape_for(name, feat, batch))
                 with lib.no_grad():
@@ -116,12 +135,12 @@ def main():
                 res[lib.__name__, batch] = (tf, tq)
         rows.append((name, res))
     print(f"{'model':6} {'lib':6} {'float B':>10} {'quant B':>10} {'size x':>7} "
-          f"{'b1 f ms':>8} {'b1 q ms':>8} {'q/f':>5} {'b32 f ms':>9} {'b32 q ms':>9} {'q/f':>5}")
+          f"{'wts x':>6} {'b1 f ms':>8} {'b1 q ms':>8} {'q/f':>5} {'b32 f ms':>9} {'b32 q ms':>9} {'q/f':>5}")
     for name, res in rows:
         for lib in ("ember", "torch"):
             fs, qs = res[lib, "size"]
             (f1, q1), (f32, q32) = res[lib, 1], res[lib, 32]
-            print(f"{name:6} {lib:6} {fs:10d} {qs:10d} {fs / qs:7.2f} {f1:8.3f} {q1:8.3f} "
+            print(f"{name:6} {lib:6} {fs:10d} {qs:10d} {fs / qs:7.2f} {res[lib, 'wsize']:6.2f} {f1:8.3f} {q1:8.3f} "
                   f"{q1 / f1:5.2f} {f32:9.3f} {q32:9.3f} {q32 / f32:5.2f}")
         print(f"{name:6} ember/torch quantized latency: batch 1 {res['ember', 1][1] / res['torch', 1][1]:.2f}x, "
               f"batch 32 {res['ember', 32][1] / res['torch', 32][1]:.2f}x")

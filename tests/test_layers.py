@@ -41,7 +41,7 @@ LAYERS = [
     ("testing/*", 3), ("utils/safetensors.py", 3), ("accelerator.py", 3),
     ("linalg/*", 3), ("special/*", 3), ("fft/*", 3), ("_legacy.py", 3), ("func/*", 3),
     ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3),
-    ("_quantized/kernels.py", 4), ("_quantized/*", 3),  # quantized tensors; kernels use nn.functional
+    ("_quantized/kernels.py", 4), ("_quantized/_int8_kernels.py", 0), ("_quantized/*", 3),  # quantized tensors; kernels use nn.functional
     ("ao/*", 6), ("quantization/*", 6), ("nn/quantized/*", 6), ("nn/intrinsic/*", 6), ("nn/qat/*", 6),
     ("jit/*", 3), ("onnx/*", 3), ("_window.py", 3), ("_global_flags.py", 3), ("_creation_interop.py", 3),
     ("ops/*", 3), ("library.py", 3), ("_library/*", 3), ("_custom_ops.py", 3),

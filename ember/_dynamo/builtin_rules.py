@@ -23,9 +23,10 @@ from ..autograd import grad_mode
 from ..nn import Module
 from .trace_rules import _is_ember_fn
 from .exc import Unsupported
+from .shape_rules import size_of
 from .variables import items_of
 from .variables import (ConstVT, CtxVT, DictVT, IteratorVT, ListVT, MethodVT, NestedFunctionVT,
-                        NNModuleVT, ObjectVT, SetVT, SuperVT, SymFloatVT, TensorVT, TupleVT,
+                        NNModuleVT, ObjectVT, SetVT, SuperVT, SymFloatVT, SymIntVT, TensorVT, TupleVT,
                         UserFunctionVT, UserObjectVT)
 
 _FOLD_MODULES = ("math", "operator", "_operator", "builtins", "cmath", "typing", "collections",
@@ -38,6 +39,8 @@ def py_type(vt):
         return vt.real_type
     if isinstance(vt, SymFloatVT):
         return float
+    if isinstance(vt, SymIntVT):
+        return int
     if isinstance(vt, (ConstVT, ObjectVT)):
         return type(vt.value)
     if isinstance(vt, ListVT):
@@ -128,6 +131,8 @@ def _len(tx, x):
     if isinstance(x, (ListVT, TupleVT, DictVT, SetVT)):
         return ConstVT(len(x.items))
     if isinstance(x, TensorVT):
+        if x.sym is not None and x.meta.ndim:
+            return size_of(tx, x, 0)
         return ConstVT(len(x.meta))
     if isinstance(x, NNModuleVT):
         return ConstVT(len(x.module))

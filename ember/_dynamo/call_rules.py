@@ -28,8 +28,9 @@ from .exc import Unsupported
 from .variables import ContainerMethodVT, items_of  # noqa: F401 (re-exported)
 from .variables import (NULL, CellVT, ConstVT, CtxVT, DictVT, IteratorVT, ListVT, MethodVT,
                         NestedFunctionVT, NNModuleVT, ObjectVT, SetVT, SliceVT, SuperVT,
-                        SymFloatVT, TensorMethodVT, TensorVT, TupleVT, UserFunctionVT, UserObjectVT)
-from . import graph_ops, trace_rules
+                        SymFloatVT, SymIntVT, TensorMethodVT, TensorVT, TupleVT, UserFunctionVT,
+                        UserObjectVT)
+from . import graph_ops, shape_rules, trace_rules
 from .builtin_rules import call_builtin, call_container_method
 from .trace_rules import _is_ember_fn
 from .module_rules import _MISSING, ModuleRules, _container_names, _static_lookup
@@ -68,6 +69,8 @@ class CallRules(ModuleRules):
     def const(self, vt):
         if isinstance(vt, SymFloatVT):
             return self.specialize(vt).value
+        if isinstance(vt, SymIntVT):
+            return shape_rules.specialize(self, vt).value
         if not vt.is_const():
             raise Unsupported(f"{vt} used where a Python constant is needed")
         return vt.as_python_constant()
@@ -84,7 +87,7 @@ class CallRules(ModuleRules):
 
     def as_arg(self, vt):
         """A graph argument for ``vt``: a node, a constant, or a container of those."""
-        if isinstance(vt, (TensorVT, SymFloatVT)):
+        if isinstance(vt, (TensorVT, SymFloatVT, SymIntVT)):
             return vt.node
         if isinstance(vt, (ListVT, TupleVT)):
             items = [self.as_arg(i) for i in vt.items]
@@ -100,7 +103,7 @@ class CallRules(ModuleRules):
     def as_meta(self, vt):
         if isinstance(vt, TensorVT):
             return vt.meta
-        if isinstance(vt, SymFloatVT):
+        if isinstance(vt, (SymFloatVT, SymIntVT)):
             return vt.value
         if isinstance(vt, (ListVT, TupleVT)):
             items = [self.as_meta(i) for i in vt.items]
@@ -113,7 +116,7 @@ class CallRules(ModuleRules):
 
     def has_tensor(self, vts) -> bool:
         for v in vts:
-            if isinstance(v, (TensorVT, SymFloatVT)):
+            if isinstance(v, (TensorVT, SymFloatVT, SymIntVT)):
                 return True
             if isinstance(v, (ListVT, TupleVT)) and self.has_tensor(v.items):
                 return True
@@ -170,7 +173,10 @@ class CallRules(ModuleRules):
             node = self.output.graph.call_method(target, g_args, g_kwargs)
         else:
             node = self.output.graph.call_function(target, g_args, g_kwargs)
-        return self.wrap_result(node, out)
+        result = self.wrap_result(node, out)
+        if self.output.symbols:
+            shape_rules.propagate(self, meta_fn, args, kwargs, out, result)
+        return result
 
     def call_ember(self, fn, args, kwargs):
         name = getattr(fn, "__name__", "")
@@ -190,6 +196,11 @@ class CallRules(ModuleRules):
     def call_tensor_method(self, tensor: TensorVT, name, args, kwargs):
         if name in _BREAKING_METHODS:
             raise Unsupported(f"Tensor.{name}() needs real data (a graph break)")
+        if tensor.sym is not None and name in ("size", "numel"):
+            if name == "numel":
+                return shape_rules.numel_of(self, tensor)
+            dim = [self.const(a) for a in args] + [self.const(v) for v in kwargs.values()]
+            return shape_rules.size_of(self, tensor, dim[0]) if dim else shape_rules.shape_of(self, tensor)
         if name == "size" or name == "dim" or name == "numel" or name == "stride":
             out = getattr(tensor.meta, name)(*[self.const(a) for a in args],
                                              **{k: self.const(v) for k, v in kwargs.items()})
@@ -204,6 +215,14 @@ class CallRules(ModuleRules):
     def binary(self, op, a, b, sym):
         if isinstance(a, TensorVT) or isinstance(b, TensorVT):
             return self.emit("function", op, [a, b], {}, op)
+        if isinstance(a, SymIntVT) or isinstance(b, SymIntVT):
+            if op in COMPARE_OPS.values():
+                return shape_rules.compare(self, op, a, b)
+            r = shape_rules.arith(self, op, a, b)
+            if r is not None:
+                return r
+            a = shape_rules.specialize(self, a) if isinstance(a, SymIntVT) else a
+            b = shape_rules.specialize(self, b) if isinstance(b, SymIntVT) else b
         if isinstance(a, SymFloatVT) or isinstance(b, SymFloatVT):
             other = b if isinstance(a, SymFloatVT) else a
             if isinstance(other, (SymFloatVT, ConstVT)) and isinstance(self.as_meta(other), (int, float)) \
@@ -236,6 +255,8 @@ class CallRules(ModuleRules):
         if isinstance(v, SymFloatVT) and op is operator.neg:
             node = self.output.graph.call_function(op, (v.node,))
             return SymFloatVT(node, -v.value, v.roots)
+        if isinstance(v, SymIntVT) and op is operator.neg:
+            return shape_rules.neg(self, v)
         return ConstVT(op(self.const(v)))
 
     # ------------------------------------------------------------------ truth and identity
@@ -244,6 +265,8 @@ class CallRules(ModuleRules):
             raise Unsupported("data-dependent branch on a tensor value")
         if isinstance(vt, SymFloatVT):
             return bool(self.specialize(vt).value)
+        if isinstance(vt, SymIntVT):
+            return shape_rules.truth(self, vt)
         if isinstance(vt, (ListVT, TupleVT, SetVT)):
             return bool(vt.items)
         if isinstance(vt, DictVT):
@@ -302,6 +325,8 @@ class CallRules(ModuleRules):
                 return IteratorVT([ConstVT(k) for k in names])
             return IteratorVT([self.submodule(vt, k) for k in names])
         if isinstance(vt, TensorVT):
+            if vt.sym is not None and vt.meta.ndim:
+                self.const(shape_rules.size_of(self, vt, 0))  # unrolling fixes the length
             n = vt.meta.shape[0] if vt.meta.ndim else None
             if n is None:
                 raise Unsupported("iteration over a 0-d tensor")
@@ -351,6 +376,8 @@ class CallRules(ModuleRules):
     def get_attr(self, vt, name):
         og = self.output
         if isinstance(vt, TensorVT):
+            if name == "shape" and vt.sym is not None:
+                return shape_rules.shape_of(self, vt)
             if name in _TENSOR_VALUE_ATTRS:
                 return self.wrap_const(getattr(vt.meta, name))
             if name == "device":

@@ -32,7 +32,7 @@ from ..nn import Module
 from .exc import BackendCompilerFailed, Unsupported
 from .output_graph import OutputGraph
 from .symbolic_convert import trace_function
-from .variables import (CellVT, ConstVT, DictVT, ListVT, NNModuleVT, ObjectVT, SetVT, SymFloatVT,
+from .variables import (CellVT, ConstVT, DictVT, ListVT, NNModuleVT, ObjectVT, SetVT, SymFloatVT, SymIntVT,
                         TensorVT, TupleVT, UserFunctionVT, UserObjectVT)
 from . import config
 from .dynamic_shapes import input_meta as _dyn_input_meta
@@ -59,7 +59,7 @@ class _Rebuild:
         return self.og.guards._const(obj)
 
     def expr(self, vt) -> str:
-        if isinstance(vt, (TensorVT, SymFloatVT)):
+        if isinstance(vt, (TensorVT, SymFloatVT, SymIntVT)):
             if vt.node not in self._index:
                 self._index[vt.node] = len(self.outputs)
                 self.outputs.append(vt.node)
@@ -99,7 +99,7 @@ class _Rebuild:
         values, writes = [], []
         for i, (kind, target, name, value) in enumerate(self.og.side_effects):
             if kind == "setattr":
-                if not isinstance(value, (TensorVT, SymFloatVT)) and value is None:
+                if not isinstance(value, (TensorVT, SymFloatVT, SymIntVT)) and value is None:
                     continue
                 values.append(f"___v{i} = {self.expr(value)}")
                 writes.append(f"setattr({self.expr(target)}, {name!r}, ___v{i})")

@@ -1,11 +1,13 @@
 """Dynamic dims: ``mark_dynamic`` ahead of time, and automatic dynamic after a size-only recompile.
 
 A dynamic dim is left out of the input's guard (any size but 0: empty tensors stay specialised;
-the input must be contiguous). ember does not trace symbolic sizes yet, so a graph is reused for
-other sizes only when it is *size-generic*: the frame is traced a second time with those dims
-changed, and the graph code, the return/side-effect code and the guards must be identical (a
-size read into Python, e.g. ``x.shape[0]`` used as a number, makes them differ and the dims
-stay static). Only arguments (``L['x']``, ``L['args'][0]``) become dynamic.
+the input must be contiguous) and becomes a size symbol (``s0``: see ``symbolic_shapes`` and
+``shape_rules``). Sizes read into Python are symbolic; a dim the capture needs as a fixed value (a
+size used as a plain int, or one an op accepts only at its current value, like a conv's channels)
+is dropped and the frame captured again (``Respecialize``). As a last check the frame is traced a
+second time with the remaining dims one larger, and the graph code, the return/side-effect code
+and the guards must be identical (else the dims stay static). Only arguments (``L['x']``,
+``L['args'][0]``) become dynamic.
 
 Example:
     >>> import ember
@@ -27,6 +29,20 @@ _PREFIX = "type(___t := "
 
 class NotSizeGeneric(Exception):
     """The graph traced with other sizes differs: the dims cannot be dynamic."""
+
+
+class Respecialize(Exception):
+    """The capture needed some dynamic dims as fixed sizes: ``dims`` {source: dims} to drop."""
+
+    def __init__(self, dims: dict):
+        super().__init__(f"sizes used as fixed values: {dims}")
+        self.dims = dims
+
+
+def without(dynamic: dict, dims: dict) -> dict:
+    """``dynamic`` minus ``dims`` (both {source: set of dims})."""
+    out = {s: set(d) - set(dims.get(s, ())) for s, d in dynamic.items()}
+    return {s: d for s, d in out.items() if d}
 
 
 def _dims(t, name):
@@ -141,12 +157,21 @@ def generic_check(fn, L: dict, dynamic: dict, trace):
     """A ``check`` for ``convert_frame``: trace again with the dynamic dims one larger and
     demand the same graph, return/side-effect code and guards."""
     def check(og, gm, ret_expr, se_lines):
+        if og.specialized:
+            fixed: dict = {}
+            for name in og.specialized:
+                src, dim = og.symbol_dims[name]
+                fixed.setdefault(src, set()).add(dim)
+            raise Respecialize(fixed)
         L2 = dict(L)
         for src, dims in dynamic.items():
             t = _lookup(L, src)
             shape = [n + 1 if i in dims else n for i, n in enumerate(t.shape)]
             _replace(L2, src, t.new_zeros(shape).requires_grad_(t.requires_grad))
-        og2, gm2, ret2, se2 = trace(fn, L2, dynamic)
+        try:
+            og2, gm2, ret2, se2 = trace(fn, L2, dynamic)
+        except Exception as e:  # other sizes break the code (a size checked against a constant)
+            raise NotSizeGeneric(f"{fn.__name__} fails at other sizes of {sorted(dynamic)}: {e}")
         if (gm2.code, ret2, se2, og2.guards.lines) != (gm.code, ret_expr, se_lines, og.guards.lines):
             raise NotSizeGeneric(f"graph of {fn.__name__} depends on the sizes of {sorted(dynamic)}")
     return check

@@ -211,16 +211,20 @@ class CompiledFunction:
         are left unguarded when the graph is size-generic (``dynamic_shapes``)."""
         fn, backend = self._fn, self._backend
         self._pending_dynamic = dyn = self._dynamic_dims(cc, L, reason)
-        if dyn:
+        while dyn:
             try:
                 entry = convert_frame(fn, L, backend, fullgraph=self._fullgraph, dynamic=dyn,
                                       check=_dyn.generic_check(fn, L, dyn, trace_to_graph))
                 cc.dynamic = dyn
                 return entry
+            except _dyn.Respecialize as e:  # capture again with those dims static
+                _log_dynamic.info("%s: %s", fn.__name__, e)
+                self._pending_dynamic = dyn = _dyn.without(dyn, e.dims)
             except _dyn.NotSizeGeneric as e:
                 _log_dynamic.info("%s; sizes stay static", e)
                 cc.static_only = True
                 self._pending_dynamic = {}
+                break
         return convert_frame(fn, L, backend, fullgraph=self._fullgraph)
 
     def _resume_entry(self, cc, L, err):
@@ -229,15 +233,18 @@ class CompiledFunction:
             return None
         dyn = getattr(self, "_pending_dynamic", None)
         try:
-            if dyn:
+            while dyn:
                 try:
                     entry = convert_with_break(self._fn, L, self._backend, err, wrap=_wrap_resume,
                                                dynamic=dyn)
                     cc.dynamic = dyn
                     return entry
+                except _dyn.Respecialize as e:
+                    dyn = _dyn.without(dyn, e.dims)
                 except _dyn.NotSizeGeneric as e:
                     _log_dynamic.info("%s; sizes stay static", e)
                     cc.static_only = True
+                    break
             return convert_with_break(self._fn, L, self._backend, err, wrap=_wrap_resume)
         except Unsupported as e2:
             _log_breaks.info("cannot resume after the break in %s: %s", self._fn.__name__, e2.msg)

@@ -21,8 +21,9 @@ from .._tensor import Tensor
 from .._creation import empty_strided
 from .exc import Unsupported
 from .guards import GuardSet
-from .variables import (ConstVT, DictVT, ListVT, NNModuleVT, ObjectVT, SymFloatVT, TensorVT,
-                        TupleVT, UserFunctionVT, UserObjectVT, CellVT)
+from .symbolic_shapes import Expr, SymAnnotation
+from .variables import (ConstVT, DictVT, ListVT, NNModuleVT, ObjectVT, SymFloatVT, SymIntVT,
+                        TensorVT, TupleVT, UserFunctionVT, UserObjectVT, CellVT)
 
 _CONST_TYPES = (int, float, bool, str, bytes, type(None), complex, type(...), range, slice)
 
@@ -65,6 +66,9 @@ class OutputGraph:
         self._placeholder_names = set()
         self.float_inputs = 0
         self.pending_globals = {}    # (id(globals), name) -> tracker written by STORE_GLOBAL
+        self.symbols = {}            # size symbol name -> (source expression, hint, placeholder)
+        self.symbol_dims = {}        # size symbol name -> (tensor source, dim)
+        self.specialized = set()     # symbols the capture needed as fixed values
 
     # ------------------------------------------------------------------ placeholders
     def _placeholder(self, source: str, example):
@@ -75,6 +79,34 @@ class OutputGraph:
         node = self.graph.placeholder(base)
         self.inputs.append((source, example))
         return node
+
+    def _size_symbol(self, tensor_source: str, dim: int, hint: int) -> Expr:
+        """A new size symbol ``s<k>`` read from ``source`` at call time (a placeholder printed as
+        ``s0: "Sym(s0)"``; placed before its tensor's placeholder, as torch does)."""
+        name = f"s{len(self.symbols)}"
+        source = f"{tensor_source}.size({dim})"
+        self.symbol_dims[name] = (tensor_source, dim)
+        node = self.graph.placeholder(name, type_expr=SymAnnotation(name))
+        self.inputs.append((source, hint))
+        self._placeholder_names.add(name)
+        self.symbols[name] = (source, hint, node)
+        return Expr.symbol(name)
+
+    def hints(self) -> dict:
+        return {k: v[1] for k, v in self.symbols.items()}
+
+    def sources(self) -> dict:
+        return {k: v[0] for k, v in self.symbols.items()}
+
+    def sym_int(self, expr, make_node):
+        """A tracker for the size ``expr``: a constant, a symbol's placeholder, or ``make_node()``."""
+        if isinstance(expr, int):
+            return ConstVT(expr)
+        if expr.is_const():
+            return ConstVT(expr.const_value())
+        name = expr.symbol_name() if isinstance(expr, Expr) else None
+        node = self.symbols[name][2] if name is not None else make_node()
+        return SymIntVT(node, expr, expr.eval(self.hints()))
 
     # ------------------------------------------------------------------ wrapping real values
     def wrap(self, value, source: str | None, *, guarded: bool = True):
@@ -102,8 +134,12 @@ class OutputGraph:
             if value.device.type == "meta":
                 raise Unsupported("meta tensors as compiled inputs")
             g.tensor(source, value)
+            dims = sorted(g.dynamic.get(source, ()))
+            syms = {i: self._size_symbol(source, i, int(value.shape[i])) for i in dims}
             node = self._placeholder(source, value)
             vt = TensorVT(node, fake_of(value), source, type(value))
+            if syms:
+                vt.sym = tuple(syms.get(i, n) for i, n in enumerate(value.shape))
             vt.real = value
             return vt
         if type(value) is float and source is not None and guarded:

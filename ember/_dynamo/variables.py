@@ -60,6 +60,8 @@ class ConstVT(_ValueVT):
 class TensorVT(VT):
     """A tensor: ``node`` in the fx graph, ``meta`` its fake (meta-device) value."""
 
+    sym = None  # per-dim sizes: int, or an expression over size symbols; None: all static
+
     def __init__(self, node, meta, source=None, real_type=None):
         self.node, self.meta, self.source = node, meta, source
         self.real_type = real_type or type(meta)
@@ -71,6 +73,14 @@ class SymFloatVT(VT):
 
     def __init__(self, node, value, roots, source=None):
         self.node, self.value, self.roots, self.source = node, value, roots, source
+
+
+class SymIntVT(VT):
+    """A size read from a tensor with symbolic dims: ``node`` computes it in the graph, ``expr`` is
+    its expression over the size symbols (symbolic_shapes.Expr/Op), ``value`` the example (hint)."""
+
+    def __init__(self, node, expr, value, source=None):
+        self.node, self.expr, self.value, self.source = node, expr, value, source
 
 
 class ListVT(VT):

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import wrap
+from .._primitives.pooling import pool_out_size
 from .._tensor import Tensor
 from ..nn import functional as F
 from ..overrides import DisableTorchFunctionSubclass
@@ -125,6 +126,51 @@ def _integer_domain(fn, name):
     return kernel
 
 
+def _tuple(v, nd):
+    return tuple(int(e) for e in v) if isinstance(v, (tuple, list)) else (int(v),) * nd
+
+
+def _integer_max_pool(fn, name, nd):
+    """Max pooling straight on the stored integers (max commutes with the affine map, so this is
+    exact and keeps the input's qparams): one ``np.maximum`` per kernel offset over strided slices,
+    padding with the integer type's minimum. Unusual arguments go through float ``fn``, which also
+    raises torch's errors for bad ones."""
+    slow = _integer_domain(fn, name)
+
+    def kernel(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+        _per_tensor(input, name)
+        x = input._data
+        try:
+            k = _tuple(kernel_size, nd)
+            s = _tuple(stride, nd) if stride not in (None, (), []) else k
+            p, d = _tuple(padding, nd), _tuple(dilation, nd)
+        except (TypeError, ValueError):
+            k = None
+        if (return_indices or k is None or x.ndim not in (nd + 1, nd + 2) or
+                not all(len(t) == nd for t in (k, s, p, d)) or min(k + s + d) < 1 or
+                any(2 * pi > ki for pi, ki in zip(p, k))):
+            return slow(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+        sizes = x.shape[-nd:]
+        outs = [pool_out_size(n, ki, si, pi, di, ceil_mode) for n, ki, si, pi, di in zip(sizes, k, s, p, d)]
+        if min(outs) < 1:
+            return slow(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+        extra = [max(0, (o - 1) * si + di * (ki - 1) + 1 - (n + 2 * pi))
+                 for o, n, ki, si, pi, di in zip(outs, sizes, k, s, p, d)]
+        if any(p) or any(extra):
+            lead = [(0, 0)] * (x.ndim - nd)
+            x = np.pad(x, lead + [(pi, pi + e) for pi, e in zip(p, extra)],
+                       constant_values=np.iinfo(x.dtype).min)
+        out = None
+        for offs in np.ndindex(*k):
+            v = x[(Ellipsis,) + tuple(slice(o * di, o * di + (n - 1) * si + 1, si)
+                                      for o, di, n, si in zip(offs, d, outs, s))]
+            out = v.copy() if out is None else np.maximum(out, v, out=out)
+        return make_qtensor(out, input._dtype, input._q)
+    kernel.__name__ = name
+    return kernel
+
+
 def _q_relu(input, inplace=False):
     _per_tensor(input, "relu")
     out = np.maximum(input._data, np.asarray(input._q[2]).astype(input._data.dtype))
@@ -218,7 +264,7 @@ class PackedWeight:
     """A quantized weight (M, K) prepared for GEMM once: ``(w - w_zp)^T`` as float32 (float64 made on
     first need), its largest magnitude and the per-output scale row. Cached on the weight tensor."""
 
-    __slots__ = ("t32", "t64", "absmax", "scale", "k", "ints")
+    __slots__ = ("t32", "t64", "absmax", "scale", "k", "ints", "small", "scale_row")
 
     def __init__(self, w: QTensor):
         wi = _shifted(w).reshape(w.shape[0], -1)
@@ -228,6 +274,7 @@ class PackedWeight:
         self.t32 = np.ascontiguousarray(wi.T.astype(np.float32))
         self.t64 = None
         self.scale = _weight_scale(w, (1, -1))
+        self.small = None  # the narrow-int weight and scale row of the small-batch kernel, on need
 
     def matmul(self, a: np.ndarray, amax: int) -> np.ndarray:
         """Exact ``a @ (w - w_zp)^T`` for float-held integers ``a`` (N, K) with ``|a| <= amax``."""
@@ -236,6 +283,43 @@ class PackedWeight:
         if self.t64 is None:
             self.t64 = np.ascontiguousarray(self.ints.T.astype(np.float64))
         return np.matmul(a.astype(np.float64), self.t64)
+
+
+    def dynamic_linear(self, a: np.ndarray, reduce_range: bool, bias, relu: bool = False):
+        """Float32 ``dequant(quant(a) @ w.T) * scales (+ bias) (relu)`` for float32 ``a (N, K)``,
+        with ``a`` quantized dynamically (``bias``: float64 (M,) array or None). Small batches run
+        one Numba int8 kernel (reads the int8 weight: a quarter of float32's bytes), larger ones
+        accumulate on float BLAS; both are exact, so they agree to the bit."""
+        n = a.shape[0]
+        if n <= SMALL_BATCH and self.k < 33000 and a.dtype == np.float32:
+            if self.small is None:
+                from ._int8_kernels import dynamic_linear
+                narrow = np.int8 if self.absmax <= 127 else np.int16
+                m = self.ints.shape[0]
+                self.small = (dynamic_linear, np.ascontiguousarray(self.ints, narrow),
+                              np.ascontiguousarray(np.broadcast_to(self.scale, (1, m))[0], np.float64))
+            kern, wi, srow = self.small
+            out = np.empty((n, wi.shape[0]), np.float32)
+            b = _NO_BIAS if bias is None else bias
+            kern(np.ascontiguousarray(a), wi, srow, b, bias is not None, relu,
+                 127 if reduce_range else 255, out)
+            return out
+        ai, sx, amax = dynamic_quantize_array(a, reduce_range)
+        v = _epilogue(self.matmul(ai, amax), np.float64(sx) * self.scale, bias, relu)
+        return v.astype(np.float32)
+
+
+SMALL_BATCH = 4  # rows up to which the int8 kernel beats float BLAS (bench/quantization.py)
+_NO_BIAS = np.zeros(0, np.float64)
+
+
+def _epilogue(acc, scale_row, bias, relu):
+    v = acc * scale_row
+    if bias is not None:
+        v += bias
+    if relu:
+        np.maximum(v, 0, out=v)
+    return v
 
 
 def packed_weight(w: QTensor) -> PackedWeight:
@@ -259,15 +343,6 @@ def _weight_scale(w: QTensor, out_features_axis_shape):
     return np.asarray(scale, np.float64).reshape(out_features_axis_shape)
 
 
-def _epilogue(acc, scale_row, bias, relu):
-    v = acc * scale_row
-    if bias is not None:
-        v += bias._data
-    if relu:
-        np.maximum(v, 0, out=v)
-    return v
-
-
 def q_linear(x: QTensor, w: QTensor, bias, scale: float, zero_point: int, relu: bool = False):
     """``quantized::linear``: x (…, K) quint8, w (M, K) qint8 -> (…, M) quint8 at (scale, zero_point)."""
     sx, zx = _per_tensor(x, "quantized::linear")
@@ -275,7 +350,7 @@ def q_linear(x: QTensor, w: QTensor, bias, scale: float, zero_point: int, relu: 
     a = x._data.reshape(-1, x.shape[-1]).astype(np.float32)
     a -= np.float32(zx)
     acc = p.matmul(a, max(zx, 255 - zx) if x._dtype is D.quint8 else 128 + abs(zx))
-    v = _epilogue(acc, sx * p.scale, bias, relu)
+    v = _epilogue(acc, sx * p.scale, None if bias is None else bias._data, relu)
     v = v.astype(np.float32).reshape(*x.shape[:-1], w.shape[0])
     return requantize(v, scale, zero_point, x._dtype)
 
@@ -297,10 +372,9 @@ def dynamic_quantize_array(a: np.ndarray, reduce_range: bool) -> tuple:
 def q_linear_dynamic(x, w: QTensor, bias, reduce_range: bool = True, relu: bool = False):
     """``quantized::linear_dynamic``: float x (…, K), int8 w (M, K) -> float (…, M)."""
     a = x._data if isinstance(x, Tensor) else np.asarray(x, np.float32)
-    p = packed_weight(w)
-    ai, sx, amax = dynamic_quantize_array(a.reshape(-1, a.shape[-1]), reduce_range)
-    v = _epilogue(p.matmul(ai, amax), np.float64(sx) * p.scale, bias, relu)
-    return wrap(v.astype(np.float32).reshape(*a.shape[:-1], w.shape[0]))
+    b = None if bias is None else bias._data.astype(np.float64)
+    v = packed_weight(w).dynamic_linear(a.reshape(-1, a.shape[-1]), reduce_range, b, relu)
+    return wrap(v.reshape(*a.shape[:-1], w.shape[0]))
 
 
 def q_conv(x: QTensor, w: QTensor, bias, stride, padding, dilation, groups: int, scale: float,
@@ -382,8 +456,8 @@ def _register():
     k = QTensor.KERNELS
     for name in _GEOMETRY:
         k[name] = _geometry(name)
-    for name, fn in (("max_pool2d", F.max_pool2d), ("max_pool1d", F.max_pool1d)):
-        k[name] = _integer_domain(fn, name)
+    for name, fn, nd in (("max_pool2d", F.max_pool2d, 2), ("max_pool1d", F.max_pool1d, 1)):
+        k[name] = _integer_max_pool(fn, name, nd)
     k["relu"] = _q_relu
     for name, fn in (("relu6", F.relu6), ("hardtanh", F.hardtanh),
                      ("adaptive_avg_pool2d", F.adaptive_avg_pool2d), ("avg_pool2d", F.avg_pool2d),

@@ -87,6 +87,9 @@ def _float_array(x) -> np.ndarray:
     return a.astype(np.float32, copy=False)
 
 
+_NUMBA_MIN = 2048  # elements from which the compiled quantize pass beats NumPy's five passes
+
+
 def _quantize_array(a: np.ndarray, scale, zero_point, dtype, per_channel: bool = False) -> np.ndarray:
     """torch's x86 rounding; scale/zero_point scalars or arrays broadcastable against ``a``."""
     lo, hi = _RANGE[dtype]
@@ -95,6 +98,12 @@ def _quantize_array(a: np.ndarray, scale, zero_point, dtype, per_channel: bool =
     if dtype is D.qint32 or per_channel:  # two float32 roundings (torch's per-channel and qint32 paths)
         v = np.rint(a * inv + np.asarray(zero_point).astype(np.float32))
         v = np.clip(v.astype(np.float64), lo, hi)
+    elif inv.ndim == 0 and np.ndim(zero_point) == 0 and a.size >= _NUMBA_MIN:
+        from ._int8_kernels import quantize_per_tensor  # one compiled pass, same numbers
+        out = np.empty(a.shape, _INT_OF[dtype].np)
+        quantize_per_tensor(np.ascontiguousarray(a).reshape(-1), float(inv), float(zero_point), lo, hi,
+                            out.reshape(-1))
+        return out
     else:  # fused multiply-add: the float64 product of two float32s is exact, one rounding to float32
         v = (a.astype(np.float64) * inv.astype(np.float64) + np.asarray(zero_point, np.float64))
         v = np.clip(np.rint(v.astype(np.float32)), lo, hi)

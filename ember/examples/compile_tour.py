@@ -3,12 +3,12 @@
 Run ``python -m ember.examples.compile_tour``. It trains the quickstart's regression MLP
 (10->64->32->1, Adam, MSELoss) with a compiled model under a custom backend that prints every
 graph it is given with ``print_tabular()``; then calls the compiled model with several batch
-sizes (one more graph: the batch dim becomes dynamic after the first size change); then prints
+sizes (one more graph: after the first size change the batch dim becomes the symbol ``s0``, a
+placeholder printed ``s0 : "Sym(s0)"``, and that graph serves every batch size); then prints
 ``explain()`` of a function with a ``print`` in the middle (two graphs, one break with its
 file:line).
 
-Not shown yet: the optimizer step as a graph (``opt.step()`` runs eagerly) and symbolic size
-placeholders (``s0: Sym(s0)``): ember reuses one graph for every batch size instead.
+Not shown yet: the optimizer step as a graph (``opt.step()`` runs eagerly).
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ def printing_backend(gm, example_inputs):
     """A custom backend: show the graph, then run it as captured."""
     shapes = [tuple(t.shape) if hasattr(t, "shape") else t for t in example_inputs]
     print(f"--- graph with {len(example_inputs)} inputs, shapes {shapes}")
+    print(gm.code.strip().splitlines()[0])   # the signature: size symbols show as s0 : "Sym(s0)"
     gm.graph.print_tabular()
     return gm.forward
 

@@ -26,6 +26,7 @@ Run ``python -m ember.examples.gan_avatars [--out DIR] [--tiny]``. Steps:
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -125,7 +126,7 @@ def avatar_dataset(n: int, size: int, seed: int = 0, cast: int = CAST) -> np.nda
         people = [character(rng) for _ in range(cast)]
         images = np.stack([draw_avatar(rng, size, people[rng.integers(cast)])
                            for _ in progress(range(n), desc="drawing avatars")])
-        tmp = path.with_suffix(".tmp.npz")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")   # processes drawing at once do not collide
         np.savez_compressed(tmp, images=images)
         tmp.replace(path)
     return (images.transpose(0, 3, 1, 2).astype(np.float32) / 127.5 - 1.0)

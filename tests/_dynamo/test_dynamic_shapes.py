@@ -67,17 +67,71 @@ def test_size_zero_is_specialised():
     assert tuple(out.shape) == (0, 2) and cnt.frame_count == 2
 
 
-def test_size_read_into_python_keeps_sizes_static():
-    cnt = CompileCounter()
+def test_size_read_into_python_becomes_a_symbol():
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append((gm, example_inputs))
+        return gm.forward
 
     def f(x):
         n = x.shape[0]
         return x.reshape(n * 2, -1) * n
-    cf = ember.compile(f, backend=cnt)
+    cf = ember.compile(f, backend=backend)
     for b in (2, 4, 6, 8):
         x = ember.randn(b, 4)
         np.testing.assert_allclose(_np(cf(x)), _np(f(x)), rtol=1e-6)
+    assert len(graphs) == 2   # the first size, then one graph over a symbolic batch size
+    gm, examples = graphs[1]
+    code = gm.code
+    assert 'def forward(self, s0 : "Sym(s0)", l_x)' in code
+    assert "mul = s0 * 2" in code and "l_x.reshape(mul, -1)" in code and "reshape * s0" in code
+    assert examples[0] == 4 and isinstance(examples[0], int)
+
+
+def test_size_needed_as_a_python_int_stays_static():
+    cnt = CompileCounter()
+
+    def f(x):
+        out = x[0]
+        for i in range(1, x.shape[0]):   # the loop unrolls: its length is fixed per graph
+            out = out + x[i]
+        return out
+    cf = ember.compile(f, backend=cnt)
+    for b in (2, 3, 4, 5):
+        x = ember.randn(b, 3)
+        np.testing.assert_allclose(_np(cf(x)), _np(f(x)), rtol=1e-6)
     assert cnt.frame_count == 4   # correct per size rather than a wrong shared graph
+
+
+def test_branch_on_a_size_guards_the_relation():
+    cnt = CompileCounter()
+
+    def f(x):
+        if x.shape[0] > 3:
+            return x.sum(0)
+        return x.mean(0)
+    cf = ember.compile(f, backend=cnt, dynamic=True)
+    for b in (5, 6, 9):
+        x = ember.randn(b, 2)
+        np.testing.assert_allclose(_np(cf(x)), _np(f(x)), rtol=1e-6)
+    assert cnt.frame_count == 1
+    for b in (2, 3):
+        x = ember.randn(b, 2)
+        np.testing.assert_allclose(_np(cf(x)), _np(f(x)), rtol=1e-6)
+    assert cnt.frame_count == 2
+    from ember._dynamo.eval_frame import _CACHE
+    lines = [line for e in _CACHE[id(cf._code)].entries for line in e.guards.lines]
+    assert "(L['x'].size(0)) > (3)" in lines and "not ((L['x'].size(0)) > (3))" in lines
+
+
+def test_size_one_is_not_specialised():
+    cnt = CompileCounter()
+    cf = ember.compile(lambda x, y: (x * y).view(x.shape[0], -1), backend=cnt, dynamic=True)
+    for b in (4, 1, 7):
+        x, y = ember.randn(b, 2, 3), ember.randn(3)
+        np.testing.assert_allclose(_np(cf(x, y)), _np((x * y).view(b, -1)), rtol=1e-6)
+    assert cnt.frame_count == 1
 
 
 def test_dynamic_true_and_false():

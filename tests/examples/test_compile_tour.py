@@ -13,6 +13,7 @@ def test_compile_tour_runs():
     out = proc.stdout
     assert out.count("--- graph with") == 2          # the forward, then the dynamic-batch graph
     assert "placeholder" in out and "call_function" in out
+    assert 'def forward(self, s0 : "Sym(s0)", l_args_0' in out   # the symbolic batch size
     first, last = [float(l.split()[-1]) for l in out.splitlines() if l.startswith("epoch")]
     assert last < first / 10
     assert "Graph Count: 2" in out and "Graph Break Count: 1" in out and "compile_tour.py:" in out

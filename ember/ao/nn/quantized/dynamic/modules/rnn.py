@@ -27,7 +27,7 @@ import numpy as np
 
 from ...... import _dtype as D
 from ......_dispatch import wrap
-from ......_quantized.kernels import dynamic_quantize_array, packed_weight
+from ......_quantized.kernels import packed_weight
 from ......nn.modules.container import ModuleList
 from ......nn.modules.module import Module
 from ...modules.utils import quantize_weight, quiet_quantize_per_tensor
@@ -79,11 +79,7 @@ def _from_torch_cell(obj):
 
 
 def _dyn_linear(x: np.ndarray, packed, bias, rr: bool):
-    xi, sx, amax = dynamic_quantize_array(x, rr)
-    out = packed.matmul(xi, amax) * (np.float64(sx) * packed.scale)
-    if bias is not None:
-        out += bias
-    return out.astype(np.float32)
+    return packed.dynamic_linear(x.astype(np.float32, copy=False), rr, bias)
 
 
 def _sigmoid(v):
