@@ -19,7 +19,7 @@ as the difference of two nested calls, next to torch's totals:
 The primitive call behind each public call is captured with a ``TorchDispatchMode``. Each cell is
 the median over ``--runs`` runs of the best-of-``--repeat`` time.
 
-Usage: ``python bench/op_overhead.py [--number N] [--repeat R] [--runs K] [--profile]``
+Usage: ``python bench/op_overhead.py [--number N] [--repeat R] [--runs K] [--profile] [--cpu-time]``
 (``--profile`` adds a cProfile summary of ember's own time for the add and the chain).
 """
 from __future__ import annotations
@@ -87,9 +87,12 @@ def chain(lib, rng):
     return run
 
 
+TIMER = [timeit.default_timer]  # ``--cpu-time``: process CPU time (a machine shared with other jobs)
+
+
 def best_us(fn, number: int, repeat: int) -> float:
     fn()  # warm caches (dtype plans, node classes)
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+    return min(timeit.repeat(fn, number=number, repeat=repeat, timer=TIMER[0])) / number * 1e6
 
 
 def profile(fn, n: int, title: str, top: int = 14) -> None:
@@ -215,7 +218,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs of the stage table (median)")
     parser.add_argument("--stages-only", action="store_true", help="print only the stage table")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time with the process's CPU clock (less disturbed by other processes)")
     args = parser.parse_args()
+    if args.cpu_time:
+        import time
+        TIMER[0] = time.process_time
 
     import torch
     from threadpoolctl import threadpool_limits

@@ -24,7 +24,7 @@ from ._shape import broadcast_shapes, contiguous_strides
 from ._primitives._registry import OpDef, SlowPath, TensorMeta, set_dispatcher
 from ._tensor_base import TensorBase, new_tensor, shape_of as _shape, wrap
 from ._tensor_base import set_tensor_class as _set_wrap_class
-from .autograd._recording import record
+from .autograd._recording import record, recorder_for
 from .autograd.grad_mode import STATE
 
 __all__ = ["dispatch", "wrap", "set_tensor_class", "TorchDispatchMode"]
@@ -43,6 +43,7 @@ def set_tensor_class(cls) -> None:
     """Tensors made here and by ``wrap`` are instances of ``cls`` (called once, by ``_tensor.py``)."""
     global Tensor
     Tensor = cls
+    FAST_TYPES.add(cls)
     _set_wrap_class(cls)
 
 
@@ -152,6 +153,16 @@ def result_dtype(op, args):
 # ------------------------------------------------------------------------------ the path
 def dispatch(op: OpDef, *args, **params):
     """Run primitive ``op`` on ``args`` (Tensors, Python scalars, lists of Tensors)."""
+    fast = op.fast
+    if fast:  # the op's generated fast path (see _fast_path below); it falls back to _general
+        return fast(args, params)
+    if fast is None:
+        return _install_fast(op)(args, params)
+    return _general(op, args, params)
+
+
+def _general(op: OpDef, args, params):
+    """The general path: modes, meta tensors, any argument kind, lists, low-precision dtypes."""
     if _any_mode[0] and MODES.stack:
         return _via_mode(op, args, params)
     if DEBUG:
@@ -198,6 +209,189 @@ def dispatch(op: OpDef, *args, **params):
 
 
 set_dispatcher(dispatch)  # ``op(*args)`` on an OpDef (derivatives, dispatch modes) runs this path
+
+
+# ------------------------------------------------------------------------------ the fast path
+# Generated once per op from its OpDef (kind, promotion, arity): plain cpu Tensors (and Python scalars
+# for pointwise ops), a dtype combination whose plan is cached (keyed on the operand dtypes), no
+# active dispatch mode and no debug printing. Anything else, and any exception, takes ``_general``,
+# which re-runs the op and raises torch's error. The generated code runs in this module's namespace.
+FAST_TYPES: set = set()  # plain tensor classes (Tensor, nn.Parameter): no __torch_function__ of their own
+_SCALAR_KINDS = {int: int, float: float, bool: bool, complex: complex}
+_NO_FAST_KINDS = ("foreach", "random", "creation")
+
+
+_FAST_OFF = [False]  # read only after _any_mode[0]: costs nothing while no mode was ever pushed
+
+
+class general_path_only:
+    """Inside, every op takes the general path (tests compare it with the fast path)."""
+
+    def __enter__(self):
+        self.prev = _FAST_OFF[0]
+        _any_mode[0] = _FAST_OFF[0] = True
+        return self
+
+    def __exit__(self, *exc):
+        _FAST_OFF[0] = self.prev
+
+
+def _install_fast(op):
+    """Generate ``op.fast`` on the op's first call (False when the op has no fast path)."""
+    ok = not DEBUG and op.num_outputs == 1 and op.kind not in _NO_FAST_KINDS and op.input_names
+    op.fast = _generate(op, len(op.input_names)) if ok else False
+    return op.fast or (lambda args, params: _general(op, args, params))
+
+
+def fast_method(op, fallback, swap: bool = False, accept=None):
+    """A public method with ``fallback``'s signature (positional inputs, keyword-only flags with
+    simple defaults) that runs ``op`` on the fast path when the flags are at their defaults, else
+    calls ``fallback``. ``swap``: the method's two inputs are the op's in reverse order (``__rsub__``).
+    ``accept(key)`` vetoes dtype combinations (checks the method makes that the op does not)."""
+    import inspect  # noqa: PLC0415 (import time only)
+    sig = inspect.signature(fallback)
+    pos = [p.name for p in sig.parameters.values() if p.kind == p.POSITIONAL_OR_KEYWORD]
+    kws = [(p.name, p.default) for p in sig.parameters.values() if p.kind == p.KEYWORD_ONLY]
+    if DEBUG or op.num_outputs != 1 or op.kind in _NO_FAST_KINDS or len(pos) != len(op.input_names) \
+            or not _GENERATED_LOCALS.isdisjoint(pos + [k for k, _ in kws]) \
+            or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or
+                   (p.default is not p.empty and p.kind == p.POSITIONAL_OR_KEYWORD)
+                   for p in sig.parameters.values()):
+        return fallback
+    fn = _generate(op, len(pos), names=pos, order=pos[::-1] if swap else pos, kws=kws,
+                   fallback=fallback, accept=accept)
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
+        setattr(fn, attr, getattr(fallback, attr))
+    return fn
+
+
+# names the generated code uses for its own locals and constants (a method's parameters must differ)
+_GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
+                               "accept", "_plans", "args", "params"}) | frozenset(
+    f"{p}{i}" for p in "tdkzc" for i in range(8))
+
+
+def _fill_plan(op, plans, key, args, accept):
+    """The cached plan for one dtype combination, or False when it must take the general path."""
+    if accept is not None and not accept(key):
+        plan = False
+    elif op.promotion == "none":
+        plan = not any(isinstance(a, TensorBase) and a._dtype in _LOW for a in args)
+    else:
+        out_dt, cnp, pre = _plan(op, args)
+        if pre is not None or out_dt is None:
+            plan = False
+        else:
+            idx = op.promote_args
+            casts = [None] * len(args)
+            for i in (range(len(args)) if idx is None else idx):
+                a = args[i]
+                if cnp is not None and isinstance(a, TensorBase) and a._data.dtype != cnp:
+                    casts[i] = cnp
+            plan = (out_dt, out_dt.np, *casts)
+    plans[key] = plan
+    return plan
+
+
+def _finish(op, args, params, res, out_dt, grad):
+    """The fast path's kernel gave something other than an array (a NumPy scalar, a Tensor)."""
+    out = _wrap_out(op, res, args, out_dt, None)
+    if grad and STATE.enabled and op.backward is not None:
+        record(op, args, params, out)
+    return out
+
+
+_WRAP = ("        t = _new(Tensor)\n        t._data = res\n        t._dtype = {dt}\n"
+         "        t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None\n"
+         "        t._output_nr = 0\n        t._requires_grad = False\n")
+
+
+def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None):
+    """Source of one op's fast path: ``fast(args, params)`` for dispatch, or (``names`` given) a
+    method ``(<names>, *, <kws>)`` falling back to ``fallback``."""
+    xs = [f"x{i}" for i in range(n)]
+    pointwise = op.promotion != "none"
+    if names is None:
+        head = (f"def fast(args, params):\n    if len(args) != {n}:\n        return _general(op, args, params)\n"
+                f"    {', '.join(xs)}{',' if n == 1 else ''} = args\n")
+        fall = "return _general(op, args, params)"
+        guard = "not (_any_mode[0] and (MODES.stack or _FAST_OFF[0]))"
+        argtuple = "args"
+    else:
+        sig = ", ".join(names) + ("".join(f", {k}={d!r}" if i else f", *, {k}={d!r}"
+                                          for i, (k, d) in enumerate(kws)))
+        xs = list(order)  # the method's own parameters, in the op's order
+        head = f"def method({sig}):\n"
+        fall = f"return fallback({', '.join(names)}" + "".join(f", {k}={k}" for k, _ in kws) + ")"
+        conds = [f"{k} is None" if d is None else f"(type({k}) is {type(d).__name__} and {k} == {d!r})"
+                 for k, d in kws]
+        guard = " and ".join(conds + ["not (_any_mode[0] and (MODES.stack or _FAST_OFF[0]))"])
+        argtuple = f"({', '.join(xs)}{',' if n == 1 else ''})"
+    lines = [head, f"    if {guard}:\n", "        g = False\n"]
+    for i, x in enumerate(xs):
+        lines.append(f"        t{i} = type({x})\n"
+                     f"        if t{i} in FAST_TYPES:\n"
+                     f"            d{i} = {x}._data\n"
+                     f"            if d{i} is None:\n                {fall}\n"
+                     f"            k{i} = {x}._dtype\n"
+                     f"            if {x}._requires_grad:\n                g = True\n")
+        if pointwise:
+            lines.append(f"            z{i} = d{i}.ndim == 0\n")
+        lines.append(f"        elif t{i} in _SCALAR_KINDS:\n            d{i} = {x}\n            k{i} = t{i}\n")
+        if pointwise:
+            lines.append(f"            z{i} = None\n")
+        lines.append(f"        elif {x} is None:\n            d{i} = k{i} = None\n")
+        if pointwise:
+            lines.append(f"            z{i} = None\n")
+        lines.append(f"        else:\n            {fall}\n")
+    if pointwise and n > 1:
+        key = "(" + ", ".join(f"k{i}, z{i}" for i in range(n)) + ")"
+    elif n == 1:
+        key = "k0"
+    else:
+        key = "(" + ", ".join(f"k{i}" for i in range(n)) + ")"
+    ds = ", ".join(f"d{i}" for i in range(n))
+    lines.append(f"        plan = _plans.get({key})\n"
+                 f"        if plan is None:\n"
+                 f"            plan = _fill_plan(op, _plans, {key}, {argtuple}, accept)\n"
+                 f"        if not plan:\n            {fall}\n")
+    if pointwise:
+        casts = ", ".join(f"c{i}" for i in range(n))
+        lines.append(f"        out_dt, onp, {casts} = plan\n")
+        for i in range(n):
+            lines.append(f"        if c{i} is not None:\n            d{i} = d{i}.astype(c{i})\n")
+    call = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if names is None else f"op.kernel({ds})"
+    lines.append(f"        try:\n            res = {call}\n"
+                 f"        except Exception:\n            {fall}\n"
+                 f"        if type(res) is not _ndarray:\n"
+                 f"            return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, "
+                 f"{'out_dt' if pointwise else 'None'}, g)\n")
+    if pointwise:
+        lines.append("        rd = res.dtype\n        if rd is not onp and rd != onp:\n            res = res.astype(onp)\n")
+        lines.append(_WRAP.format(dt="out_dt"))
+    else:
+        lines.append(_WRAP.format(dt="_FROM_NP[res.dtype]") if not op.is_view else
+                     f"        t = _wrap_out(op, res, {argtuple}, None, None)\n")
+    rec_params = "params" if names is None else "{}"
+    lines.append(f"        if g and STATE.enabled and op.backward is not None:\n"
+                 f"            rec = op.recorder\n"
+                 f"            if rec is None:\n"
+                 f"                rec = op.recorder = recorder_for(op, {n})\n"
+                 f"            rec({argtuple}, {rec_params}, t)\n"
+                 f"        return t\n    {fall}\n")
+    src = "".join(lines)
+    src = "def make(op, _plans, accept, fallback):\n" + "".join(
+        "    " + line + "\n" for line in src.splitlines()) + f"    return {'fast' if names is None else 'method'}\n"
+    if DEBUG >= 2:
+        print(src)
+    plans: dict = {}
+    D.DEFAULT_DEPENDENT_CACHES.append(plans)
+    local: dict = {}
+    # this module's globals: kernels are reached from ember._dispatch, and Tensor is the live class
+    exec(compile(src, f"<ember fast path of {op.name}>", "exec"), globals(), local)
+    return local["make"](op, plans, accept, fallback)
+
+
 
 
 _PLANS: dict = {}

@@ -93,6 +93,10 @@ class OpDef:
         self.backward_shapes: tuple = ()
         self.backward_needs = False
         self.node_class = None  # filled by the autograd layer (one Node subclass per op, torch's name)
+        # dispatch's fast path, generated from this definition on first call (``_dispatch.fast_path``):
+        # None = not generated yet, False = the op always takes the general path
+        self.fast = None
+        self.recorder = None  # autograd's recorder specialised for this op (generated on first use)
         REGISTRY[name] = self
 
     def __reduce__(self):  # by name: graphs that record primitives (node.meta) pickle
@@ -145,6 +149,7 @@ class OpDef:
         self.backward_shapes = tuple((k, self.input_names.index(k[:-6])) for k in keyword
                                      if self._is_shape_kw(k))
         self.backward = fn
+        self.node_class = self.recorder = None  # regenerated from the new save plan on next use
         return fn
 
     def _is_shape_kw(self, k: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import dispatch, result_dtype, wrap
+from .._dispatch import dispatch, fast_method, result_dtype, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._primitives import pointwise as P
@@ -75,6 +75,7 @@ def unary(op, name: str, doc: str = "", out: bool = True):
                 return r
         return dispatch_inplace(op, input)
     method.__doc__ = doc or f"Elementwise ``{name}``; see ``torch.{name}``."
+    method = fast_method(op, method)  # rebinds the cell the closure above hands to overrides
     inplace.__doc__ = f"In-place ``{name}``."
     return _name(method, name), _name(inplace, name + "_")
 
@@ -106,8 +107,20 @@ def binary(op, name: str, doc: str = "", tensor_only: bool = False, scalar_op=No
         o = scalar_op if scalar_op is not None and not isinstance(other, TensorBase) else op
         return dispatch_inplace(o, input, other)
     method.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting; see ``torch.{name}``."
+    if scalar_op is None:  # (a scalar ``other`` takes another primitive: the method decides)
+        method = fast_method(op, method, accept=_tensors_only if tensor_only else None)
     inplace.__doc__ = f"In-place ``{name}``."
     return _name(method, name), _name(inplace, name + "_")
+
+
+def _tensors_only(key) -> bool:
+    """A fast-path plan key (dtype, 0-d flag per operand) with no Python-scalar operand."""
+    return not any(k in _SCALARS for k in key)
+
+
+def _no_bool(key) -> bool:
+    """A fast-path plan key with no bool operand (subtraction refuses bools)."""
+    return not any(k is bool or k is D.bool for k in key)
 
 
 def _is_bool(x) -> bool:
@@ -167,6 +180,7 @@ def _with_alpha(op, name):
             return dispatch_inplace(op, input, other, alpha=alpha)
         return dispatch_inplace(op, input, other)
     method.__doc__ = f"``input {'+' if name == 'add' else '-'} alpha * other`` with broadcasting."
+    method = fast_method(op, method, accept=_no_bool if is_sub else None)
     inplace.__doc__ = f"In-place ``{name}``."
     return _name(method, name), _name(inplace, name + "_")
 
@@ -470,6 +484,22 @@ def _rdiv(self, other):
     return _true_div(other, self) if isinstance(other, TensorBase) else dispatch(P.div, _other(other), self)
 
 
+def _operator(op, method, accept=None):
+    """``self <op> other`` on the fast path without the method's keyword flags to check."""
+    def operator(self, other):
+        return method(self, other)
+    operator.__name__ = operator.__qualname__ = method.__name__
+    return fast_method(op, operator, accept=accept)
+
+
+_add_op, _sub_op = _operator(P.add, add), _operator(P.sub, sub, accept=_no_bool)
+_mul_op, _div_op = _operator(P.mul, mul), _operator(P.div, _true_div)
+
+# ``1 - x`` and ``1 / x`` on the fast path: the op's inputs are (other, self)
+_rsub = fast_method(P.sub, _rsub, swap=True, accept=_no_bool)
+_rdiv = fast_method(P.div, _rdiv, swap=True)
+
+
 def _rfloordiv(self, other):
     return dispatch(P.div_floor, _other(other), self)
 
@@ -512,14 +542,14 @@ class PointwiseMixin:
         return where(condition, self, y)
 
     # Python operators -------------------------------------------------------------------------
-    __add__ = __radd__ = add
+    __add__ = __radd__ = _add_op
     __iadd__ = add_
-    __sub__ = sub
+    __sub__ = _sub_op
     __isub__ = sub_
     __rsub__ = _rsub
-    __mul__ = __rmul__ = mul
+    __mul__ = __rmul__ = _mul_op
     __imul__ = mul_
-    __truediv__ = _true_div
+    __truediv__ = _div_op
     __itruediv__ = _true_div_
     __rtruediv__ = _rdiv
     __floordiv__ = floor_divide

@@ -21,38 +21,15 @@ import traceback
 from .._primitives._registry import REGISTRY
 from .._tensor_base import AutogradMeta, TensorBase, shape_of
 from .grad_mode import STATE
-from .graph import LOCAL, AccumulateGrad, Node, SavedTensor, node_class_for
+from .._storage import VersionCounter
+from .graph import LOCAL, AccumulateGrad, Node, SavedGroup, SavedTensor, node_class_for
 from .graph import _seq as _SEQ
 
 _new = object.__new__
 _init_node = Node.__init__  # the Node constructor on a bare instance (CopySlices; record inlines it)
 
-__all__ = ["record", "record_inplace", "edge_of", "grad_accumulator", "copy_slices", "CopySlices",
-           "mark_multi_view", "check_multi_view_write"]
-
-
-class SavedValue:
-    """A non-tensor input a derivative asked for (e.g. the scalar exponent of pow)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def unpack(self, node):
-        return self.value
-
-
-class SavedGroup:
-    """Saved tensors of a list argument (cat's inputs) or of every output: unpacked as a tuple."""
-
-    __slots__ = ("items",)
-
-    def __init__(self, items):
-        self.items = items
-
-    def unpack(self, node):
-        return tuple(s.unpack(node) if s is not None else None for s in self.items)
+__all__ = ["record", "recorder_for", "record_inplace", "edge_of", "grad_accumulator", "copy_slices",
+           "CopySlices", "mark_multi_view", "check_multi_view_write"]
 
 
 # ------------------------------------------------------------------------------ edges
@@ -202,24 +179,35 @@ def record(op, args, params, outs, inplace_self_saved=None):
     single = op.num_outputs == 1
     outs_t = (outs,) if single else outs
     node.out_meta = None if single else [(shape_of(o), o._dtype) for o in outs_t]
-    saved = []
-    for kind, i in op.save_plan:
-        if kind == 0:  # an input
-            v = args[i]
-            if i == 0 and inplace_self_saved is not None:
-                v = inplace_self_saved
-            if isinstance(v, TensorBase):
-                saved.append(SavedTensor(v))
-            elif type(v) is list or type(v) is tuple:
-                saved.append(SavedGroup([SavedTensor(x) if isinstance(x, TensorBase) else None
-                                         for x in v]))
-            else:
-                saved.append(SavedValue(v))
-        elif kind == 1:  # one output (``out`` is output 0, ``out<k>`` output k)
-            saved.append(SavedTensor(outs_t[i], True, i))
-        else:  # every output
-            saved.append(SavedGroup([SavedTensor(o, True, i) for i, o in enumerate(outs_t)]))
-    node.saved = saved
+    if LOCAL.saved_hooks:
+        node._saved, node._versions = _saved_objects(op, args, outs_t, inplace_self_saved), None
+    else:  # lean: the values themselves plus the versions of tensors (graph.PrimNode._unpack)
+        saved, versions = [], []
+        for kind, i in op.save_plan:
+            if kind == 0:  # an input
+                v = args[i]
+                if i == 0 and inplace_self_saved is not None:
+                    v = inplace_self_saved
+                if isinstance(v, TensorBase):
+                    vc = v._vc
+                    versions.append(vc.value if vc is not None else 0)
+                elif type(v) is list or type(v) is tuple:
+                    v = SavedGroup([SavedTensor(x) if isinstance(x, TensorBase) else None for x in v])
+                    versions.append(None)
+                else:
+                    versions.append(None)
+                saved.append(v)
+            elif kind == 1:  # one output (``out`` is output 0, ``out<k>`` output k)
+                o = outs_t[i]
+                vc = o._vc
+                if vc is None:
+                    vc = o._vc = VersionCounter()
+                saved.append((o._data, o._dtype, vc, o._meta))
+                versions.append(vc.value)
+            else:  # every output
+                saved.append(SavedGroup([SavedTensor(o, True, k) for k, o in enumerate(outs_t)]))
+                versions.append(None)
+        node._saved, node._versions = saved, versions
     if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
         node.view_version = outs_t[0]._vc.value
         src = args[0]._ameta if isinstance(args[0], TensorBase) else None
@@ -241,6 +229,96 @@ def record(op, args, params, outs, inplace_self_saved=None):
     return node
 
 
+def _saved_objects(op, args, outs_t, inplace_self_saved) -> list:
+    """What the derivative asked for as ``SavedTensor`` objects (saved-tensor hooks are active)."""
+    saved = []
+    for kind, i in op.save_plan:
+        if kind == 0:
+            v = args[i]
+            if i == 0 and inplace_self_saved is not None:
+                v = inplace_self_saved
+            if isinstance(v, TensorBase):
+                saved.append(SavedTensor(v))
+            elif type(v) is list or type(v) is tuple:
+                saved.append(SavedGroup([SavedTensor(x) if isinstance(x, TensorBase) else None
+                                         for x in v]))
+            else:
+                saved.append(_Value(v))
+        elif kind == 1:
+            saved.append(SavedTensor(outs_t[i], True, i))
+        else:
+            saved.append(SavedGroup([SavedTensor(o, True, k) for k, o in enumerate(outs_t)]))
+    return saved
+
+
+class _Value:
+    """A non-tensor value a derivative asked for, beside ``SavedTensor`` objects."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unpack(self, node):
+        return self.value
+
+
+def recorder_for(op, n: int):
+    """``rec(args, params, out)``: ``record`` specialised for one single-output op called with ``n``
+    positional arguments that are Tensors, Python scalars or None (dispatch's fast path). Generated
+    once per op from its save plan: no loop over the plan, no list arguments, no multi-output case."""
+    lines = [f"def rec(args, params, out):\n    {', '.join(f'x{i}' for i in range(n))}, = args\n"]
+    for i in range(n):
+        lines.append(f"    if isinstance(x{i}, TensorBase) and x{i}._requires_grad:\n"
+                     f"        fn = x{i}._grad_fn\n"
+                     f"        e{i} = (fn, x{i}._output_nr) if fn is not None and fn.view_version is None "
+                     f"else edge_of(x{i})\n"
+                     f"        d = x{i}._data\n"
+                     f"        m{i} = (d.shape if d is not None else x{i}._meta[0], x{i}._dtype)\n"
+                     f"    else:\n        e{i} = _NO_EDGE\n        m{i} = None\n")
+    lines.append("    node = _new(cls)\n"
+                 f"    node.next_functions = ({''.join(f'e{i}, ' for i in range(n))})\n"
+                 "    node._seq = next(_SEQ)\n"
+                 "    node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain_hooks = None\n"
+                 "    node._metadata = node.view_version = None\n"
+                 "    local = LOCAL\n"
+                 "    node._trace = traceback.format_stack()[:-2] if local.anomaly else None\n"
+                 f"    node.input_meta = [{', '.join(f'm{i}' for i in range(n))}]\n"
+                 "    node.op = op\n    node.params = params\n    node.out_meta = None\n"
+                 "    if local.saved_hooks:\n"
+                 "        node._saved, node._versions = _saved_objects(op, args, (out,), None), None\n"
+                 "    else:\n")
+    saved, versions = [], []
+    for k, (kind, i) in enumerate(op.save_plan):
+        if kind == 0:
+            lines.append(f"        if isinstance(x{i}, TensorBase):\n"
+                         f"            vc = x{i}._vc\n            v{k} = vc.value if vc is not None else 0\n"
+                         f"        else:\n            v{k} = None\n")
+            saved.append(f"x{i}")
+        elif kind == 2:  # ``outs`` of a single-output op
+            lines.append(f"        v{k} = None\n")
+            saved.append("SavedGroup([SavedTensor(out, True, 0)])")
+        else:  # kind 1: the one output
+            lines.append("        ovc = out._vc\n        if ovc is None:\n            ovc = out._vc = VersionCounter()\n"
+                         f"        v{k} = ovc.value\n")
+            saved.append("(out._data, out._dtype, ovc, out._meta)")
+        versions.append(f"v{k}")
+    lines.append(f"        node._saved = [{', '.join(saved)}]\n        node._versions = [{', '.join(versions)}]\n")
+    if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
+        lines.append("    node.view_version = out._vc.value\n")
+    diff = op.differentiable_outputs
+    if diff is None or 0 in diff:
+        lines.append("    if out._dtype.category >= 2:\n"
+                     "        out._grad_fn = node\n        out._output_nr = 0\n        out._requires_grad = True\n")
+    lines.append("    return node\n")
+    ns = {"op": op, "cls": op.node_class or node_class_for(op), "TensorBase": TensorBase, "edge_of": edge_of,
+          "_NO_EDGE": (None, 0), "_new": _new, "_SEQ": _SEQ, "LOCAL": LOCAL, "traceback": traceback,
+          "_saved_objects": _saved_objects, "VersionCounter": VersionCounter, "SavedGroup": SavedGroup,
+          "SavedTensor": SavedTensor}
+    exec(compile("".join(lines), f"<ember recorder of {op.name}>", "exec"), ns)
+    return ns["rec"]
+
+
 def record_inplace(op, self, args, params, res, saved_self):
     """``self.op_(*args)`` computed ``res`` out of place and wrote it into self: record the op, then
     make ``self`` its output (for a view, rewrite the base's history: torch's CopySlices)."""
@@ -249,9 +327,16 @@ def record_inplace(op, self, args, params, res, saved_self):
     if res_fn is None:
         return
     # outputs the node saved should now be self, so later in-place writes to self are detected
-    for i, s in enumerate(node.saved):
-        if type(s) is SavedTensor and s.is_output:
-            node.saved[i] = SavedTensor(self, True, s.output_nr)
+    if node._versions is None:
+        for i, s in enumerate(node._saved):
+            if type(s) is SavedTensor and s.is_output:
+                node._saved[i] = SavedTensor(self, True, s.output_nr)
+    else:
+        for i, (kind, _) in enumerate(op.save_plan):
+            if kind == 1:
+                vc = self._version_cell()
+                node._saved[i] = (self._data, self._dtype, vc, self._meta)
+                node._versions[i] = vc.value
     base = self._base
     if base is None:
         self._grad_fn, self._output_nr, self._requires_grad = res_fn, 0, True

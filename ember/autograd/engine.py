@@ -37,6 +37,19 @@ def _n_outputs(node) -> int:
 
 def _graph(roots, targets):
     """Dependency counts over the part of the graph that matters (all of it without targets)."""
+    if targets is None:  # every node matters: count edges in one pass
+        deps = {}
+        seen = {r for r in roots if r is not None}
+        stack = list(seen)
+        pop, push, add, get = stack.pop, stack.append, seen.add, deps.get
+        while stack:
+            for child, _ in pop().next_functions:
+                if child is not None:
+                    deps[child] = get(child, 0) + 1
+                    if child not in seen:
+                        add(child)
+                        push(child)
+        return deps, None
     order, seen, stack = [], set(), [(r, False) for r in roots if r is not None]
     while stack:  # iterative post-order DFS
         node, done = stack.pop()
@@ -102,6 +115,9 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
     STATE.enabled = create_graph
     _TLS.callbacks.append([])
     try:
+        if capture is None and accumulate and not LOCAL.anomaly and not _any_hooks(deps, buffers):
+            _run_plain(heap, buffers, deps, retain_graph, tick)
+            heap = ()
         pop, push = heapq.heappop, heapq.heappush
         while heap:
             node = pop(heap)[2]
@@ -142,6 +158,52 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
         _TLS.callbacks.pop()
         STATE.enabled = prev
     return captured
+
+
+def _any_hooks(deps, buffers) -> bool:
+    """Whether any node of this graph has hooks (the per-graph flag that selects ``_run_plain``)."""
+    for nodes in (deps, buffers):
+        for node in nodes:
+            if node._pre_hooks or node._hooks or node._tensor_pre_hooks or node._retain_hooks:
+                return True
+            if type(node) is AccumulateGrad:
+                var = node._variable()
+                am = var._ameta if var is not None else None
+                if am is not None and am.hooks:
+                    return True
+    return False
+
+
+def _run_plain(heap, buffers, deps, retain_graph, tick) -> None:
+    """The engine loop for a graph without hooks, captures or anomaly mode (``run_backward``'s loop
+    with those branches taken out: the common ``loss.backward()``)."""
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        node = pop(heap)[2]
+        buf = buffers.pop(node)
+        for g in buf:
+            if g is not None:
+                g = None  # hold no extra reference while the node runs (graph._exclusive counts them)
+                outs = node.apply(buf)
+                break
+        else:
+            outs = [None] * len(node.next_functions)
+        if not retain_graph:
+            node.release()
+        for (child, nr), g in zip(node.next_functions, outs):
+            if child is None:
+                continue
+            cbuf = buffers.get(child)
+            if cbuf is None:
+                cbuf = buffers[child] = [None] * child._n_out
+            if g is not None:
+                cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g
+            left = deps[child] - 1
+            deps[child] = left
+            if left == 0:
+                push(heap, (-child._seq, tick, child))
+                tick += 1
+        outs = g = buf = None
 
 
 def _run_tensor_hooks(node, buf) -> None:

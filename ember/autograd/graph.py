@@ -20,10 +20,11 @@ import traceback
 import weakref
 
 from .._storage import VersionCounter
+from .._tensor_base import _TENSOR_CLASS, new_tensor
 from ..utils.hooks import RemovableHandle, add_hook
 from .grad_mode import STATE
 
-__all__ = ["Node", "PrimNode", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks",
+__all__ = ["Node", "PrimNode", "AccumulateGrad", "SavedTensor", "SavedGroup", "saved_tensors_hooks",
            "disable_saved_tensors_hooks", "node_class_for"]
 
 _seq = itertools.count()
@@ -98,9 +99,15 @@ class Node:
 
 
 class PrimNode(Node):
-    """The backward of a registered primitive: calls ``op.backward`` and fits grads to the inputs."""
+    """The backward of a registered primitive: calls ``op.backward`` and fits grads to the inputs.
 
-    __slots__ = ("op", "saved", "params", "input_meta", "out_meta")
+    Saved values are kept lean (``_recording.record``): one entry per name in ``op.save_plan`` in
+    ``_saved`` (an input tensor itself, a non-tensor value, or an output as ``(array, dtype, version
+    counter, meta)`` so no output -> node -> output cycle exists) and the version each tensor had in
+    ``_versions``. Only while saved-tensor hooks are active are ``SavedTensor`` objects made
+    (``_versions`` is then None)."""
+
+    __slots__ = ("op", "_saved", "_versions", "params", "input_meta", "out_meta")
 
     @property
     def _n_out(self):
@@ -108,12 +115,50 @@ class PrimNode(Node):
         meta = self.out_meta
         return 1 if meta is None else len(meta)
 
-    def apply(self, grads):
-        op = self.op
-        saved = self.saved
+    @property
+    def saved(self):
+        """The saved values as objects with ``unpack(node)`` (None once freed)."""
+        if self._saved is None or self._versions is None:
+            return self._saved
+        return [_SavedEntry(k) for k in range(len(self._saved))]
+
+    def _unpack(self) -> list:
+        """The derivative's saved arguments, checking no saved tensor was modified in place."""
+        saved = self._saved
         if saved is None:
             raise RuntimeError(_FREED)
-        args = [s.unpack(self) for s in saved]
+        versions = self._versions
+        if versions is None:
+            return [s.unpack(self) for s in saved]
+        out = []
+        for (kind, i), item, v in zip(self.op.save_plan, saved, versions):
+            if kind == 0:
+                if v is not None:  # an input tensor
+                    vc = item._vc
+                    if vc is not None and vc.value != v:
+                        raise RuntimeError(_modified_message(item, item._grad_fn, item._output_nr,
+                                                             vc.value, v))
+                elif type(item) is SavedGroup:
+                    item = item.unpack(self)
+                out.append(item)
+            elif kind == 1:
+                out.append(self._output(item, v, i))
+            else:
+                out.append(item.unpack(self))
+        return out
+
+    def _output(self, item, version, nr):
+        data, dtype, vc, meta = item
+        t = new_tensor(_TENSOR_CLASS[0], data, dtype, meta, vc=vc)
+        if vc.value != version:
+            raise RuntimeError(_modified_message(t, self, nr, vc.value, version))
+        if STATE.enabled:
+            t._grad_fn, t._output_nr, t._requires_grad = self, nr, True
+        return t
+
+    def apply(self, grads):
+        op = self.op
+        args = self._unpack()
         if op.num_outputs == 1:
             g = grads[0]
         else:
@@ -144,15 +189,40 @@ class PrimNode(Node):
                 out.append(None)
                 continue
             shape, dt = meta
-            if r.shape != shape:
+            d = r._data
+            if (d.shape if d is not None else r._meta[0]) != shape:
                 r = r.sum_to_size(shape)
-            if r.dtype is not dt:
-                r = r.real.to(dt) if (r.dtype.is_complex and not dt.is_complex) else r.to(dt)
+            if r._dtype is not dt:
+                r = r.real.to(dt) if (r._dtype.is_complex and not dt.is_complex) else r.to(dt)
             out.append(r)
         return out
 
     def release(self):
-        self.saved = None
+        self._saved = None
+
+
+class _SavedEntry:
+    """``node.saved[k]`` of a lean node: ``unpack(node)`` gives the k-th saved argument."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k):
+        self.k = k
+
+    def unpack(self, node):
+        return node._unpack()[self.k]
+
+
+class SavedGroup:
+    """Saved tensors of a list argument (cat's inputs) or of every output: unpacked as a tuple."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+    def unpack(self, node):
+        return tuple(s.unpack(node) if s is not None else None for s in self.items)
 
 
 def zeros_like_meta(meta, grads):
@@ -166,15 +236,72 @@ _NODE_CLASSES: dict = {}
 
 
 def node_class_for(op) -> type:
-    """One PrimNode subclass per op so ``type(grad_fn).__name__`` is torch's name."""
+    """One PrimNode subclass per op so ``type(grad_fn).__name__`` is torch's name, with an ``apply``
+    specialised for the op when its shape is the common one (``_specialised_apply``)."""
     cls = op.node_class
     if cls is None:
-        cls = _NODE_CLASSES.get(op.node_name)
-        if cls is None:
-            cls = type(op.node_name, (PrimNode,), {"__slots__": ()})
-            _NODE_CLASSES[op.node_name] = cls
+        apply = _specialised_apply(op)
+        if apply is not None:  # this op's own class (two ops may share torch's node name)
+            cls = type(op.node_name, (PrimNode,), {"__slots__": (), "apply": apply})
+        else:
+            cls = _NODE_CLASSES.get(op.node_name)
+            if cls is None:
+                cls = _NODE_CLASSES[op.node_name] = type(op.node_name, (PrimNode,), {"__slots__": ()})
         op.node_class = cls
     return cls
+
+
+def _specialised_apply(op):
+    """``PrimNode.apply`` written out for one op (one output, derivative keywords read from params):
+    the saved values unpacked without a loop over the save plan, the derivative called with its
+    exact arguments, gradients fitted to the inputs. None for other shapes (the generic apply)."""
+    if op.backward is None or op.num_outputs != 1 \
+            or op.backward_params is None or any(kind == 2 for kind, _ in op.save_plan):
+        return None
+    names = [f"a{k}" for k in range(len(op.save_plan))]
+    lines = ["def apply(self, grads):\n    saved = self._saved\n    if saved is None:\n"
+             "        raise RuntimeError(_FREED)\n    versions = self._versions\n"]
+    if names:
+        lines.append(f"    if versions is None:\n        {', '.join(names)}, = [s.unpack(self) for s in saved]\n"
+                     "    else:\n")
+        for k, (kind, i) in enumerate(op.save_plan):
+            if kind == 0:
+                lines.append(f"        a{k} = saved[{k}]\n        v = versions[{k}]\n"
+                             f"        if v is not None:\n            vc = a{k}._vc\n"
+                             f"            if vc is not None and vc.value != v:\n"
+                             f"                raise RuntimeError(_modified_message(a{k}, a{k}._grad_fn, "
+                             f"a{k}._output_nr, vc.value, v))\n"
+                             f"        elif type(a{k}) is SavedGroup:\n            a{k} = a{k}.unpack(self)\n")
+            else:
+                lines.append(f"        a{k} = self._output(saved[{k}], versions[{k}], {i})\n")
+    kws = []
+    if op.backward_params:
+        lines.append("    params = self.params\n")
+        for name in op.backward_params:
+            if name in op.param_defaults:
+                kws.append(f"{name}=params.get({name!r}, _DEFAULTS[{name!r}])")
+            else:
+                kws.append(f"{name}=params[{name!r}]")
+    if op.backward_shapes or op.backward_needs:
+        lines.append("    meta = self.input_meta\n")
+    for k, i in op.backward_shapes:
+        kws.append(f"{k}=meta[{i}][0] if meta[{i}] is not None else None")
+    if op.backward_needs:
+        kws.append("needs_input_grad=tuple(m is not None for m in meta)")
+    lines.append(f"    res = op.backward(grads[0]{''.join(', ' + n for n in names)}{''.join(', ' + k for k in kws)})\n"
+                 "    if type(res) is not tuple:\n        res = (res,)\n    out = []\n"
+                 "    for r, meta in zip(res, self.input_meta):\n"
+                 "        if r is None or meta is None:\n            out.append(None)\n            continue\n"
+                 "        shape, dt = meta\n        d = r._data\n"
+                 "        if (d.shape if d is not None else r._meta[0]) != shape:\n"
+                 "            r = r.sum_to_size(shape)\n"
+                 "        if r._dtype is not dt:\n"
+                 "            r = r.real.to(dt) if (r._dtype.is_complex and not dt.is_complex) else r.to(dt)\n"
+                 "        out.append(r)\n    return out\n")
+    ns = {"op": op, "_DEFAULTS": op.param_defaults, "_FREED": _FREED,
+          "_modified_message": _modified_message, "SavedGroup": SavedGroup}
+    exec(compile("".join(lines), f"<ember backward of {op.name}>", "exec"), ns)
+    return ns["apply"]
 
 
 class AccumulateGrad(Node):
@@ -301,21 +428,22 @@ class SavedTensor:
         else:
             t = self.data
             if self.counter.value != self.version:
-                raise RuntimeError(_modified_message(t, node, self))
+                fn = node if self.is_output else t._grad_fn
+                nr = self.output_nr if self.is_output else t._output_nr
+                raise RuntimeError(_modified_message(t, fn, nr, self.counter.value, self.version))
         if self.is_output and STATE.enabled:
             return t._output_alias(node, self.output_nr)
         return t
 
 
-def _modified_message(t, node, saved) -> str:
-    fn = node if saved.is_output else t._grad_fn
+def _modified_message(t, fn, nr, current, version) -> str:
+    """torch's error for a saved tensor ``t`` (output ``nr`` of ``fn``) written in place."""
     where = ""
     if fn is not None:
-        nr = saved.output_nr if saved.is_output else t._output_nr
         where = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', fn.name())},"
     return ("one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [{t._type_string()} {list(t.shape)}]{where} is at version "
-            f"{saved.counter.value}; expected version {saved.version} instead. Hint: enable anomaly "
+            f"{current}; expected version {version} instead. Hint: enable anomaly "
             "detection to find the operation that failed to compute its gradient, with "
             "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 

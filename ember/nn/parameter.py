@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from .._dispatch import FAST_TYPES
 from .._tensor import Tensor
 from ..overrides import PLAIN_TYPES
 
@@ -160,3 +161,4 @@ def is_lazy(param) -> bool:
 
 
 PLAIN_TYPES.add(Parameter)
+FAST_TYPES.add(Parameter)  # plain for dispatch's fast path too
