@@ -306,6 +306,10 @@ def recorder_for(op, n: int):
     lines.append(f"        node._saved = [{', '.join(saved)}]\n        node._versions = [{', '.join(versions)}]\n")
     if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
         lines.append("    node.view_version = out._vc.value\n")
+        # a view of a multi-output view is one too (see ``record``)
+        lines.append("    src = x0._ameta if isinstance(x0, TensorBase) else None\n"
+                     "    if src is not None and src.multi_view is not None:\n"
+                     "        mark_multi_view((out,), None)\n")
     diff = op.differentiable_outputs
     if diff is None or 0 in diff:
         lines.append("    if out._dtype.category >= 2:\n"
@@ -314,7 +318,7 @@ def recorder_for(op, n: int):
     ns = {"op": op, "cls": op.node_class or node_class_for(op), "TensorBase": TensorBase, "edge_of": edge_of,
           "_NO_EDGE": (None, 0), "_new": _new, "_SEQ": _SEQ, "LOCAL": LOCAL, "traceback": traceback,
           "_saved_objects": _saved_objects, "VersionCounter": VersionCounter, "SavedGroup": SavedGroup,
-          "SavedTensor": SavedTensor}
+          "SavedTensor": SavedTensor, "mark_multi_view": mark_multi_view}
     exec(compile("".join(lines), f"<ember recorder of {op.name}>", "exec"), ns)
     return ns["rec"]
 
