@@ -17,7 +17,6 @@ from .._tensor_methods import foreach as F
 from . import _fused
 from ._flat import flat_bucket
 from .adam import _as_real, _same
-from .nadam import _tensor_steps
 from .optimizer import Optimizer, _get_scalar_dtype, _get_value, _to_scalar
 from .sgd import _by_dtype
 
@@ -60,14 +59,13 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self._init_state(p, self.state[p], group)
 
+    _GROUP_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("fused", None))
+    _TENSOR_STEPS = ("step",)
+
     def __setstate__(self, state):
         super().__setstate__(state)
         self._flat_buckets = {}
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("fused", None)):
-                group.setdefault(k, v)
-        _tensor_steps(self, "step")
 
     def share_memory(self) -> None:
         for group in self.param_groups:

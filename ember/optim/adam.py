@@ -21,7 +21,6 @@ from ._flat import flat_bucket
 from ._raw import run_update
 from .optimizer import (
     Optimizer,
-    _get_scalar_dtype,
     _get_value,
     _step_tensor,
     _to_scalar,
@@ -86,21 +85,13 @@ class Adam(Optimizer):
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
+    _GROUP_DEFAULTS = (("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
+                       ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None))
+    _TENSOR_STEPS = ("step",)
+
     def __setstate__(self, state):
         super().__setstate__(state)
         self._flat_buckets = {}
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-            for p in group["params"]:
-                st = self.state.get(p, [])
-                if len(st) != 0 and not isinstance(st["step"], Tensor):
-                    st["step"] = C.tensor(float(st["step"]), dtype=_get_scalar_dtype())
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
         state["step"] = _step_tensor()

@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from .._tensor_methods.pointwise import maximum as ember_maximum
 from .adam import _as_real, _same
-from .nadam import _check_adam_args, _tensor_steps
+from .nadam import _check_adam_args
 from .optimizer import Optimizer, _get_value, _step_tensor, _to_scalar
 from .sgd import _by_dtype
 
@@ -39,13 +39,9 @@ class Adamax(Optimizer):
                     "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("capturable", False)):
-                group.setdefault(k, v)
-        _tensor_steps(self, "step")
+    _GROUP_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("capturable", False))
+    _TENSOR_STEPS = ("step",)
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
         state["step"] = _step_tensor()

@@ -17,7 +17,6 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from .adam import _as_real, _same
-from .nadam import _tensor_steps
 from .optimizer import Optimizer, _get_scalar_dtype, _get_value, _step_tensor, _to_scalar
 from .sgd import _by_dtype
 
@@ -55,13 +54,9 @@ class ASGD(Optimizer):
                     "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("capturable", False)):
-                group.setdefault(k, v)
-        _tensor_steps(self, "step", "eta", "mu")
+    _GROUP_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("capturable", False))
+    _TENSOR_STEPS = ("step", "eta", "mu")
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
         dt = _get_scalar_dtype()

@@ -35,16 +35,6 @@ def _check_adam_args(lr, eps, betas, weight_decay) -> None:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
-def _tensor_steps(opt: Optimizer, *keys: str) -> None:
-    """After loading an old state dict: plain-number ``step`` (and other keys) become 0-d tensors."""
-    for group in opt.param_groups:
-        for p in group["params"]:
-            st = opt.state.get(p, [])
-            for k in keys:
-                if len(st) != 0 and k in st and not isinstance(st[k], Tensor):
-                    st[k] = C.tensor(float(st[k]), dtype=_get_scalar_dtype())
-
-
 class NAdam(Optimizer):
     """NAdam (Dozat 2016): Adam whose momentum term looks one step ahead.
 
@@ -68,13 +58,9 @@ class NAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("maximize", False), ("foreach", None), ("capturable", False),
-                         ("differentiable", False), ("decoupled_weight_decay", False)):
-                group.setdefault(k, v)
-        _tensor_steps(self, "step", "mu_product")
+    _GROUP_DEFAULTS = (("maximize", False), ("foreach", None), ("capturable", False),
+                       ("differentiable", False), ("decoupled_weight_decay", False))
+    _TENSOR_STEPS = ("step", "mu_product")
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
         state["step"] = _step_tensor()

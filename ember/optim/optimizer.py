@@ -113,6 +113,9 @@ class Optimizer:
         defaults: default values of the optimization options (used by groups not giving them).
     """
 
+    _GROUP_DEFAULTS: tuple = ()   # (option, default) pairs a loaded older state may lack
+    _TENSOR_STEPS: tuple = ()     # state keys that must be 0-d tensors (``step`` ...)
+
     def __init__(self, params, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         self._optimizer_step_pre_hooks: dict = OrderedDict()
@@ -149,6 +152,12 @@ class Optimizer:
                 setattr(self, name, OrderedDict())
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
+        # a state saved by an older version: group options it lacks, plain-number steps
+        for group in self.param_groups:
+            for k, v in self._GROUP_DEFAULTS:
+                group.setdefault(k, v)
+        if self._TENSOR_STEPS:
+            _tensor_steps(self, *self._TENSOR_STEPS)
 
     def __repr__(self) -> str:
         s = self.__class__.__name__ + " ("
@@ -437,3 +446,13 @@ def _register(hooks: dict, hook: Callable, prepend: bool) -> RemovableHandle:
     if prepend:
         hooks.move_to_end(handle.id, last=False)
     return handle
+
+
+def _tensor_steps(opt: Optimizer, *keys: str) -> None:
+    """After loading an old state dict: plain-number ``step`` (and other keys) become 0-d tensors."""
+    for group in opt.param_groups:
+        for p in group["params"]:
+            st = opt.state.get(p, [])
+            for k in keys:
+                if len(st) != 0 and k in st and not isinstance(st[k], Tensor):
+                    st[k] = _tensor(float(st[k]), dtype=_get_scalar_dtype())

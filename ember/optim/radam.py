@@ -15,7 +15,7 @@ from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from .adam import _as_real, _same, _foreach_moments
-from .nadam import _check_adam_args, _tensor_steps
+from .nadam import _check_adam_args
 from .optimizer import Optimizer, _get_value, _step_tensor, _to_scalar
 from .sgd import _by_dtype
 
@@ -40,13 +40,9 @@ class RAdam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay, "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("decoupled_weight_decay", False), ("capturable", False)):
-                group.setdefault(k, v)
-        _tensor_steps(self, "step")
+    _GROUP_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("decoupled_weight_decay", False), ("capturable", False))
+    _TENSOR_STEPS = ("step",)
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
         state["step"] = _step_tensor()

@@ -15,7 +15,6 @@ from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from .._tensor_methods.pointwise import where as _where
 from .adam import _as_real, _same
-from .nadam import _tensor_steps
 from .optimizer import Optimizer, _get_value, _step_tensor, _to_scalar
 
 __all__ = ["Rprop"]
@@ -42,13 +41,9 @@ class Rprop(Optimizer):
                     "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("capturable", False)):
-                group.setdefault(k, v)
-        _tensor_steps(self, "step")
+    _GROUP_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("capturable", False))
+    _TENSOR_STEPS = ("step",)
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
         state["step"] = _step_tensor()

@@ -57,15 +57,12 @@ class SGD(Optimizer):
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
+    _GROUP_DEFAULTS = (("nesterov", False), ("maximize", False), ("foreach", None),
+                       ("differentiable", False), ("fused", False))
+
     def __setstate__(self, state):
         super().__setstate__(state)
         self._flat_buckets = {}
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
 
     def _has_state(self, group: dict) -> bool:
         # without momentum SGD keeps no per-parameter state (state_dict()['state'] stays empty)
