@@ -27,6 +27,7 @@ __all__ = ["conv_forward", "conv_weight", "conv_transpose", "BLOCK_BYTES", "CACH
 
 BLOCK_BYTES = 1 << 22
 CACHE_BYTES = 1 << 25
+SAMPLE_MAJOR_CK = 32  # C*K up to this: per-sample GEMMs on (C*K, L) columns (first layers)
 
 
 def _out_size(size, k, s, p, d):
@@ -69,6 +70,31 @@ def _im2col(x, k, stride, padding, dilation, out, ones):
     if ones:
         cols[ck] = 1
     return cols
+
+
+def _im2col_samples(x, k, stride, padding, dilation, out, ones):
+    """Sample-major columns ``(nb, C*K [+1], L)`` of ``x (nb, C, *S)``: for few input channels, where
+    one GEMM per sample writes its output in place and needs no transposition."""
+    nb, c = x.shape[:2]
+    xp = x
+    if any(padding):
+        xp = np.zeros((nb, c) + tuple(s + 2 * p for s, p in zip(x.shape[2:], padding)), x.dtype)
+        xp[(slice(None), slice(None)) + _interior(x.shape[2:], padding)] = x
+    ck = c * prod(k)
+    cols = np.empty((nb, ck + ones, prod(out)), x.dtype)
+    st = xp.strides
+    nd = len(k)
+    win = np.lib.stride_tricks.as_strided(
+        xp, (nb, c) + tuple(k) + tuple(out), st[:2] + tuple(st[2 + i] * dilation[i] for i in range(nd))
+        + tuple(st[2 + i] * stride[i] for i in range(nd)), writeable=False)
+    np.copyto(cols[:, :ck].reshape((nb, c) + tuple(k) + tuple(out)), win)
+    if ones:
+        cols[:, ck] = 1
+    return cols
+
+
+def _sample_major(ck) -> bool:
+    return ck <= SAMPLE_MAJOR_CK
 
 
 # Stride 1 ("wide rows"): on the zero-padded input flattened per (channel, sample), output position
@@ -180,6 +206,20 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     ck = c * prod(k)
     ones = b is not None
     wb = np.concatenate([w2, b.reshape(o, 1).astype(w.dtype)], 1) if ones else w2
+    key = (k, stride, padding, dilation)
+    if _sample_major(ck):
+        whole = cache and (ck + ones) * n * L * x.itemsize <= CACHE_BYTES
+        nb = _block(n, (ck + ones) * L * x.itemsize, whole)
+        for n0 in range(0, n, nb):
+            n1 = min(n, n0 + nb)
+            cols = _im2col_samples(x[n0:n1], k, stride, padding, dilation, osz, ones)
+            if r3 is not None:
+                np.matmul(wb, cols, out=r3[n0:n1])
+            else:
+                res[n0:n1] = np.matmul(wb, cols).reshape((n1 - n0, o) + osz)
+        if whole:
+            _remember(x, key, cols)
+        return res
     wide = all(s == 1 for s in stride)
     if wide:
         _, pstr = _grid(x.shape[2:], padding)
@@ -203,7 +243,7 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
                 y = np.matmul(wb, cols).reshape(o, n1 - n0, *osz)
                 res[n0:n1] = y.swapaxes(0, 1)
     if whole:
-        _remember(x, (k, stride, padding, dilation), cols)
+        _remember(x, key, cols)
     return res
 
 
@@ -222,8 +262,18 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
         for i in range(1, n):
             acc += np.matmul(g3[i], x[i].reshape(c, L).T)
         return acc.reshape(weight_size)
-    wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz)
     cols = _recall(x, (k, stride, padding, dilation))
+    if _sample_major(ck):
+        nb = n if cols is not None else _block(n, ck * L * x.itemsize)
+        acc = None
+        for n0 in range(0, n, nb):
+            n1 = min(n, n0 + nb)
+            c_ = cols if cols is not None else _im2col_samples(x[n0:n1], k, stride, padding, dilation,
+                                                               osz, False)
+            part = np.matmul(g3[n0:n1], c_[:, :ck].swapaxes(1, 2)).sum(0)
+            acc = part if acc is None else np.add(acc, part, out=acc)
+        return acc.reshape(weight_size)
+    wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz)
     if cols is not None:
         if wide:
             g2 = _to_wide(g, x.shape[2:], padding, osz)
