@@ -286,3 +286,4 @@ def depthwise_weight(x, g, sh, sw, ph, pw, dh, dw, out):
         _depthwise_weight_s1(x, g, ph, pw, dh, dw, out)
     else:
         _depthwise_weight_generic(x, g, sh, sw, ph, pw, dh, dw, out)
+

@@ -44,6 +44,11 @@ _BY_PRIM: dict = {}
 
 # primitives with no aten overload standing for them, and why (graphs keep them as ember primitives)
 PRIMITIVES_WITHOUT_ATEN = {
+    "_cross_entropy": "F.cross_entropy's common case fused in eager mode (log_softmax + nll_loss; second "
+                      "output: per-row logsumexp); aten has none (under make_fx's mode, "
+                      "cross_entropy runs the log_softmax + nll_loss composite)",
+    "_cross_entropy_backward": "the fused cross_entropy's input gradient (log_softmax_backward of "
+                               "nll_loss_backward in one pass)",
     "binary_cross_entropy": "the elementwise (unweighted, unreduced) loss; aten.binary_cross_entropy "
                             "takes weight and reduction, and its table entry composes this primitive",
     "adaptive_avg_pool_backward": "takes the input's shape; aten's pool backward overloads take the "
