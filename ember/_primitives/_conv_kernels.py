@@ -150,6 +150,10 @@ def _to_wide(g, size, padding, out):
     return gw.reshape(o, nb * span)
 
 
+def _finite(a) -> bool:
+    return a.dtype.kind not in "fc" or bool(np.isfinite(a).all())
+
+
 def _wide_ok(stride, size, k, padding, dilation, out) -> bool:
     return all(s == 1 for s in stride) and tuple(out) == _out_size(size, k, stride, padding, dilation)
 
@@ -273,7 +277,11 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
             part = np.matmul(g3[n0:n1], c_[:, :ck].swapaxes(1, 2)).sum(0)
             acc = part if acc is None else np.add(acc, part, out=acc)
         return acc.reshape(weight_size)
-    wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz)
+    # wide rows multiply the output gradient's zeros between rows by input values there: exact
+    # only for a finite input (0 * inf is nan where torch computes nothing)
+    wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz) and _finite(x)
+    if cols is not None and not wide and all(s == 1 for s in stride):
+        cols = None  # cached as wide rows, which this input cannot use
     if cols is not None:
         if wide:
             g2 = _to_wide(g, x.shape[2:], padding, osz)
@@ -315,7 +323,7 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
         return res
     ck = cout * prod(k)
     full = (slice(None),)
-    if _wide_ok(stride, size, k, padding, dilation, insz):
+    if _wide_ok(stride, size, k, padding, dilation, insz) and _finite(w):  # (see conv_weight)
         padded, pstr = _grid(size, padding)
         span = _span(insz, pstr)
         nb = _block(n, ck * span * x.itemsize)
