@@ -47,8 +47,10 @@ def _check(xs, ws, kw, dtype, tol, block=None):
     assert we.grad.is_contiguous()
 
 
+@pytest.mark.parametrize("cache", [0, 1 << 25])
 @pytest.mark.parametrize("xs,ws,kw", CASES)
-def test_conv_values_and_grads(xs, ws, kw):
+def test_conv_values_and_grads(monkeypatch, xs, ws, kw, cache):
+    monkeypatch.setattr(_conv_kernels, "CACHE_BYTES", cache)  # forward columns reused or not
     _check(xs, ws, kw, np.float64, 1e-10)
     _check(xs, ws, kw, np.float32, 2e-4)
 
@@ -91,8 +93,9 @@ def test_conv_transpose(xs, ws, kw):
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, atol=1e-10)
 
 
-def test_cached_columns_are_dropped():
+def test_cached_columns_are_dropped(monkeypatch):
     # the forward's column buffer serves one weight gradient, then is gone; a dead input drops it
+    monkeypatch.setattr(_conv_kernels, "CACHE_BYTES", 1 << 25)
     x = ember.randn(2, 3, 6, 6)
     w = ember.randn(4, 3, 3, 3, requires_grad=True)
     F.conv2d(x, w, padding=1).sum().backward()
