@@ -23,21 +23,14 @@ import os
 import runpy
 import sys
 
+from ember._blas_env import blas_env
+
 USAGE = "usage: python -m ember.run (script.py | -m module) [args ...]"
 _REEXEC = "EMBER_RUN_REEXEC"
 
 
 def _wants_avx512_blas() -> bool:
-    if "OPENBLAS_CORETYPE" in os.environ:
-        return False
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return " avx512f" in line
-    except OSError:
-        pass
-    return False
+    return "OPENBLAS_CORETYPE" not in os.environ and "OPENBLAS_CORETYPE" in blas_env()
 
 
 def main(argv=None) -> None:

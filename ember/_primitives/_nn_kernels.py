@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
-__all__ = ["layer_norm_forward", "layer_norm_backward", "index_add_rows"]
+__all__ = ["layer_norm_forward", "layer_norm_backward", "index_add_rows", "depthwise_forward",
+           "depthwise_transpose", "depthwise_weight"]
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"}, nogil=True)
@@ -70,3 +72,218 @@ def index_add_rows(g, idx, skip, out):  # pragma: no cover - compiled
             continue
         for j in range(d):
             out[r, j] += g[k, j]
+
+
+# ------------------------------------------------------------------ depthwise 2-d convolution
+# Weight (C*m, 1, kh, kw): output channel oc reads input channel oc // m. For each tap the output
+# rows/columns whose input position falls inside the unpadded input are found first, so the inner
+# loop has no bounds test (and vectorises for stride 1).
+@njit(cache=True, nogil=True)
+def _tap_range(out_len, in_len, stride, pad, offset):  # pragma: no cover - compiled
+    """Output indices o with 0 <= o * stride - pad + offset < in_len."""
+    lo = pad - offset
+    first = 0 if lo <= 0 else (lo + stride - 1) // stride
+    last = (in_len - 1 + pad - offset) // stride + 1 if in_len - 1 + pad - offset >= 0 else 0
+    return first, min(out_len, last)
+
+
+@njit(cache=True, fastmath={"contract"}, nogil=True)
+def _depthwise_forward_generic(x, w, b, sh, sw, ph, pw, dh, dw, out):  # pragma: no cover - compiled
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    m = o // c
+    oh, ow = out.shape[2], out.shape[3]
+    for i in range(n):
+        for oc in range(o):
+            ic = oc // m
+            bias = b[oc] if b.shape[0] else 0.0
+            for y in range(oh):
+                for xx in range(ow):
+                    out[i, oc, y, xx] = bias
+            for a in range(kh):
+                y0, y1 = _tap_range(oh, h, sh, ph, a * dh)
+                for bb in range(kw):
+                    x0, x1 = _tap_range(ow, wd, sw, pw, bb * dw)
+                    wv = w[oc, 0, a, bb]
+                    for y in range(y0, y1):
+                        iy = y * sh - ph + a * dh
+                        for xx in range(x0, x1):
+                            out[i, oc, y, xx] += wv * x[i, ic, iy, xx * sw - pw + bb * dw]
+
+
+# Stride 1: one plane at a time, zero-padded into a flat buffer of row length wp; output position
+# (y, x) sits at flat y * wp + x, and tap (a, b) reads flat offset a * dh * wp + b * dw further on.
+# Each tap is then one long contiguous multiply-add over the plane (the wp - ow extra columns per
+# row are computed and dropped), which vectorises.
+@njit(cache=True, nogil=True)
+def _pad_plane(x, i, ic, ph, pw, wp, buf):  # pragma: no cover - compiled
+    plane = x[i, ic]
+    for y in range(x.shape[2]):
+        row = plane[y]
+        dst = buf[(y + ph) * wp + pw:]
+        for xx in range(x.shape[3]):
+            dst[xx] = row[xx]
+
+
+@njit(cache=True, nogil=True)
+def _wide_plane(g, i, oc, wp, buf):  # pragma: no cover - compiled
+    plane = g[i, oc]
+    for y in range(g.shape[2]):
+        row = plane[y]
+        dst = buf[y * wp:]
+        for xx in range(g.shape[3]):
+            dst[xx] = row[xx]
+
+
+@njit(cache=True, fastmath={"contract"}, nogil=True)
+def _depthwise_forward_s1(x, w, b, ph, pw, dh, dw, out):  # pragma: no cover - compiled
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    m = o // c
+    oh, ow = out.shape[2], out.shape[3]
+    wp = wd + 2 * pw
+    span = (oh - 1) * wp + ow
+    xpad = np.zeros((h + 2 * ph) * wp, x.dtype)
+    acc = np.empty(span, x.dtype)
+    for i in range(n):
+        for ic in range(c):
+            _pad_plane(x, i, ic, ph, pw, wp, xpad)
+            for oc in range(ic * m, ic * m + m):
+                bias = b[oc] if b.shape[0] else 0.0
+                for p in range(span):
+                    acc[p] = bias
+                for a in range(kh):
+                    for bb in range(kw):
+                        wv = w[oc, 0, a, bb]
+                        src = xpad[a * dh * wp + bb * dw:]
+                        for p in range(span):
+                            acc[p] += wv * src[p]
+                dplane = out[i, oc]
+                for y in range(oh):
+                    row = dplane[y]
+                    src = acc[y * wp:]
+                    for xx in range(ow):
+                        row[xx] = src[xx]
+
+
+def depthwise_forward(x, w, b, sh, sw, ph, pw, dh, dw, out):
+    """``out (N, C*m, OH, OW)`` = depthwise correlation of ``x (N, C, H, W)`` with ``w (C*m, 1, kh, kw)``
+    (+ ``b``, a length-0 array for none); C-contiguous float32/float64 arrays of one dtype."""
+    if sh == sw == 1:
+        _depthwise_forward_s1(x, w, b, ph, pw, dh, dw, out)
+    else:
+        _depthwise_forward_generic(x, w, b, sh, sw, ph, pw, dh, dw, out)
+
+
+@njit(cache=True, fastmath={"contract"}, nogil=True)
+def _depthwise_transpose_generic(g, w, sh, sw, ph, pw, dh, dw, out):  # pragma: no cover - compiled
+    n, o, oh, ow = g.shape
+    c, h, wd = out.shape[1], out.shape[2], out.shape[3]
+    kh, kw = w.shape[2], w.shape[3]
+    m = o // c
+    out[...] = 0
+    for i in range(n):
+        for oc in range(o):
+            ic = oc // m
+            for a in range(kh):
+                y0, y1 = _tap_range(oh, h, sh, ph, a * dh)
+                for bb in range(kw):
+                    x0, x1 = _tap_range(ow, wd, sw, pw, bb * dw)
+                    wv = w[oc, 0, a, bb]
+                    for y in range(y0, y1):
+                        iy = y * sh - ph + a * dh
+                        for xx in range(x0, x1):
+                            out[i, ic, iy, xx * sw - pw + bb * dw] += wv * g[i, oc, y, xx]
+
+
+@njit(cache=True, fastmath={"contract"}, nogil=True)
+def _depthwise_transpose_s1(g, w, ph, pw, dh, dw, out):  # pragma: no cover - compiled
+    n, o, oh, ow = g.shape
+    c, h, wd = out.shape[1], out.shape[2], out.shape[3]
+    kh, kw = w.shape[2], w.shape[3]
+    m = o // c
+    wp = wd + 2 * pw
+    span = (oh - 1) * wp + ow
+    gwide = np.zeros(span, g.dtype)
+    canvas = np.empty((h + 2 * ph) * wp, g.dtype)
+    for i in range(n):
+        for ic in range(c):
+            canvas[:] = 0
+            for oc in range(ic * m, ic * m + m):
+                _wide_plane(g, i, oc, wp, gwide)
+                for a in range(kh):
+                    for bb in range(kw):
+                        wv = w[oc, 0, a, bb]
+                        dst = canvas[a * dh * wp + bb * dw:]
+                        for p in range(span):
+                            dst[p] += wv * gwide[p]
+            dplane = out[i, ic]
+            for y in range(h):
+                row = dplane[y]
+                src = canvas[(y + ph) * wp + pw:]
+                for xx in range(wd):
+                    row[xx] = src[xx]
+
+
+def depthwise_transpose(g, w, sh, sw, ph, pw, dh, dw, out):
+    """The adjoint of ``depthwise_forward`` in its input: ``g (N, C*m, OH, OW)`` -> ``out (N, C, H, W)``."""
+    if sh == sw == 1 and out.shape[2] == g.shape[2] + 2 * ph - dh * (w.shape[2] - 1) \
+            and out.shape[3] == g.shape[3] + 2 * pw - dw * (w.shape[3] - 1):
+        _depthwise_transpose_s1(g, w, ph, pw, dh, dw, out)
+    else:  # strided, or an output_padding the flat planes do not cover
+        _depthwise_transpose_generic(g, w, sh, sw, ph, pw, dh, dw, out)
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"}, nogil=True)
+def _depthwise_weight_generic(x, g, sh, sw, ph, pw, dh, dw, out):  # pragma: no cover - compiled
+    n, c, h, wd = x.shape
+    o, oh, ow = g.shape[1], g.shape[2], g.shape[3]
+    kh, kw = out.shape[2], out.shape[3]
+    m = o // c
+    for oc in range(o):
+        ic = oc // m
+        for a in range(kh):
+            y0, y1 = _tap_range(oh, h, sh, ph, a * dh)
+            for bb in range(kw):
+                x0, x1 = _tap_range(ow, wd, sw, pw, bb * dw)
+                s = 0.0
+                for i in range(n):
+                    for y in range(y0, y1):
+                        iy = y * sh - ph + a * dh
+                        for xx in range(x0, x1):
+                            s += g[i, oc, y, xx] * x[i, ic, iy, xx * sw - pw + bb * dw]
+                out[oc, 0, a, bb] = s
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"}, nogil=True)
+def _depthwise_weight_s1(x, g, ph, pw, dh, dw, out):  # pragma: no cover - compiled
+    n, c, h, wd = x.shape
+    o, oh, ow = g.shape[1], g.shape[2], g.shape[3]
+    kh, kw = out.shape[2], out.shape[3]
+    m = o // c
+    wp = wd + 2 * pw
+    span = (oh - 1) * wp + ow
+    xpad = np.zeros((h + 2 * ph) * wp, x.dtype)
+    gwide = np.zeros(span, g.dtype)
+    out[...] = 0
+    for i in range(n):
+        for ic in range(c):
+            _pad_plane(x, i, ic, ph, pw, wp, xpad)
+            for oc in range(ic * m, ic * m + m):
+                _wide_plane(g, i, oc, wp, gwide)
+                for a in range(kh):
+                    for bb in range(kw):
+                        src = xpad[a * dh * wp + bb * dw:]
+                        s = 0.0
+                        for p in range(span):
+                            s += gwide[p] * src[p]
+                        out[oc, 0, a, bb] += s
+
+
+def depthwise_weight(x, g, sh, sw, ph, pw, dh, dw, out):
+    """Weight gradient of ``depthwise_forward`` into float64 ``out (C*m, 1, kh, kw)``."""
+    if sh == sw == 1:
+        _depthwise_weight_s1(x, g, ph, pw, dh, dw, out)
+    else:
+        _depthwise_weight_generic(x, g, sh, sw, ph, pw, dh, dw, out)
+

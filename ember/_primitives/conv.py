@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _conv_kernels as K
 from ._registry import SlowPath, TensorMeta, primitive
 
 __all__ = ["convolution", "convolution_weight", "im2col", "col2im", "conv_out_size",
@@ -143,44 +144,62 @@ def check_conv(x_shape, w_shape, b_shape, *, stride, padding, dilation, groups, 
 
 
 # ------------------------------------------------------------------------------ convolution
+def _depthwise(groups, weight_shape, *arrays) -> bool:
+    """A depthwise 2-d case the Numba loops take: groups > 1 with one channel per group on the
+    weight's dim 1, all arrays float32 or all float64."""
+    dt = arrays[0].dtype
+    return (len(weight_shape) == 4 and groups > 1 and weight_shape[1] == 1 and dt in _NUMBA_DTYPES
+            and all(a is None or a.dtype == dt for a in arrays))
+
+
+_NUMBA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _c(a):
+    return np.ascontiguousarray(a)
+
+
 @primitive("convolution", node_name="ConvolutionBackward0")
 def convolution(x, w, b, *, stride, padding, dilation, groups=1, transposed=False,
                 output_padding=None):
     nd = x.ndim - 2
     k = w.shape[2:]
-    n = x.shape[0]
     g = groups
     if not transposed:
         out = _in_from_cols(x.shape[2:], k, stride, padding, dilation)
         if min(out, default=1) <= 0:
             raise SlowPath
-        o = w.shape[0]
-        if g == 1 and b is not None:
-            # the bias rides in the matmul as a column of the weight against a row of ones
-            ck = x.shape[1] * int(np.prod(k))
-            cols = np.empty((n, ck + 1, int(np.prod(out))), x.dtype)
-            cols[:, ck] = 1
-            np.copyto(np.reshape(cols[:, :ck], x.shape[:2] + tuple(k) + out, copy=False),
-                      windows(pad_zeros(x, padding), k, stride, dilation, out))
-            wb = np.concatenate([w.reshape(o, -1), b.reshape(o, 1).astype(w.dtype)], 1)
-            return np.matmul(wb, cols).reshape((n, o) + out)
-        cols = _cols(x, k, stride, padding, dilation, out)  # (N, C*K, L)
+        if _depthwise(g, w.shape, x, w, b):
+            from ._nn_kernels import depthwise_forward
+            res = np.empty(x.shape[:1] + w.shape[:1] + out, x.dtype)
+            depthwise_forward(_c(x), _c(w), _c(b) if b is not None else np.empty(0, x.dtype),
+                              *stride, *padding, *dilation, res)
+            return res
         if g == 1:
-            res = np.matmul(w.reshape(o, -1), cols)  # (N, O, L)
-        else:
-            res = np.matmul(w.reshape(g, o // g, -1), cols.reshape(n, g, cols.shape[1] // g, -1))
-        res = res.reshape((n, o) + out)
+            return K.conv_forward(x, w, b, stride, padding, dilation)
+        o, cg = w.shape[0] // g, x.shape[1] // g
+        res = np.empty(x.shape[:1] + w.shape[:1] + out, x.dtype)
+        for i in range(g):
+            K.conv_forward(x[:, i * cg:(i + 1) * cg], w[i * o:(i + 1) * o],
+                           None if b is None else b[i * o:(i + 1) * o], stride, padding, dilation,
+                           out=res[:, i * o:(i + 1) * o], cache=False)
+        return res
+    op = output_padding or (0,) * nd
+    size = tuple(convt_out_size(x.shape[2 + i], k[i], stride[i], padding[i], dilation[i], op[i])
+                 for i in range(nd))
+    if _depthwise(g, w.shape, x, w):
+        from ._nn_kernels import depthwise_transpose
+        # transposed weight (C*m, 1, kh, kw) read as a forward depthwise weight of C groups
+        res = np.empty(x.shape[:1] + (g,) + size, x.dtype)
+        depthwise_transpose(_c(x), _c(w), *stride, *padding, *dilation, res)
+    elif g == 1:
+        res = K.conv_transpose(x, w, stride, padding, dilation, size)
     else:
-        op = output_padding or (0,) * nd
-        cin = x.shape[1]
-        og = w.shape[1]
-        kk = int(np.prod(k))
-        size = tuple(convt_out_size(x.shape[2 + i], k[i], stride[i], padding[i], dilation[i], op[i])
-                     for i in range(nd))
-        xf = x.reshape(n, g, cin // g, -1)
-        wt = w.reshape(g, cin // g, og * kk).transpose(0, 2, 1)  # (G, Og*K, Cg)
-        cols = np.matmul(wt, xf).reshape(n, g * og * kk, -1)
-        res = _col2im(cols, g * og, k, stride, padding, dilation, size)
+        cin, og = x.shape[1] // g, w.shape[1]
+        res = np.empty(x.shape[:1] + (g * og,) + size, x.dtype)
+        for i in range(g):
+            K.conv_transpose(x[:, i * cin:(i + 1) * cin], w[i * cin:(i + 1) * cin], stride, padding,
+                             dilation, size, out=res[:, i * og:(i + 1) * og])
     if b is not None:
         res += b.reshape((-1,) + (1,) * nd)
     return res
@@ -227,16 +246,18 @@ def _(grad, x, w, *, stride, padding, dilation, groups, transposed, output_paddi
 @primitive("convolution_weight", node_name="ConvolutionBackwardBackward0")
 def convolution_weight(x, grad, *, weight_size, stride, padding, dilation, groups=1):
     """Weight gradient of ``convolution(x, w)`` given the output gradient ``grad``."""
-    k = tuple(weight_size[2:])
-    n = x.shape[0]
-    out = grad.shape[2:]
-    cols = _cols(x, k, stride, padding, dilation, out)  # (N, C*K, L)
-    o = weight_size[0]
     g = groups
-    gr = grad.reshape(n, g, o // g, -1)
-    cg = cols.reshape(n, g, cols.shape[1] // g, -1).transpose(0, 1, 3, 2)  # (N, G, L, Cg*K)
-    res = np.matmul(gr, cg).sum(0)  # (G, Og, Cg*K)
-    return res.reshape(weight_size)
+    if _depthwise(g, weight_size, x, grad):
+        from ._nn_kernels import depthwise_weight
+        res = np.empty(weight_size, np.float64)
+        depthwise_weight(_c(x), _c(grad), *stride, *padding, *dilation, res)
+        return res.astype(x.dtype)
+    if g == 1:
+        return K.conv_weight(x, grad, tuple(weight_size), stride, padding, dilation)
+    o, cg = weight_size[0] // g, x.shape[1] // g
+    ws = (o,) + tuple(weight_size[1:])
+    return np.concatenate([K.conv_weight(x[:, i * cg:(i + 1) * cg], grad[:, i * o:(i + 1) * o], ws,
+                                         stride, padding, dilation) for i in range(g)])
 
 
 @convolution_weight.meta

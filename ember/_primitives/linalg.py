@@ -177,6 +177,22 @@ def matmul_meta(a, b, has_out=False):
 
 
 # ------------------------------------------------------------------------------ products
+def _transposed(t) -> bool:
+    """A 2-d operand laid out column-major (``W.t()`` of a contiguous weight)."""
+    st = t.stride()
+    return st[0] == 1 and st[1] != 1 and t.shape[0] > 1
+
+
+def _mat2_grad(a, grad, b):
+    """``a^H @ grad``, the gradient of ``b`` in ``a @ b``. When ``b`` is a transposed view (Linear's
+    ``weight.t()``) it is computed as ``(grad^H @ a)^H``, the same GEMM, so after the transpose's
+    backward the weight's gradient is contiguous in the weight's own layout (as torch gives it;
+    DDP copies it flat into its bucket)."""
+    if _transposed(b):
+        return grad.mH.mm(a).mH
+    return a.mH.mm(grad)
+
+
 @primitive("mm")
 def mm(a, b):
     if a.ndim != 2 or b.ndim != 2:
@@ -193,7 +209,7 @@ def _(a, b):
 @mm.derivative
 def _(grad, a, b, *, needs_input_grad):
     return (grad.mm(b.mH) if needs_input_grad[0] else None,
-            a.mH.mm(grad) if needs_input_grad[1] else None)
+            _mat2_grad(a, grad, b) if needs_input_grad[1] else None)
 
 
 @primitive("bmm")
@@ -306,7 +322,7 @@ def _(grad, a, b):
         return ga, gb
     ga = grad @ b.mH
     if db == 2 and da >= 3:  # weight of a batched product: one (k, B*m) @ (B*m, n) matmul
-        gb = a.reshape(-1, a.shape[-1]).mH.mm(grad.reshape(-1, grad.shape[-1]))
+        gb = _mat2_grad(a.reshape(-1, a.shape[-1]), grad.reshape(-1, grad.shape[-1]), b)
     else:
         gb = a.mH @ grad
     return ga, gb
@@ -378,7 +394,7 @@ def _(grad, a, b, *, beta, alpha, needs_input_grad):
     gab = grad if alpha == 1 else grad * alpha
     return (_input_grad(grad, beta) if needs_input_grad[0] else None,
             gab.mm(b.mH) if needs_input_grad[1] else None,
-            a.mH.mm(gab) if needs_input_grad[2] else None)
+            _mat2_grad(a, gab, b) if needs_input_grad[2] else None)
 
 
 @primitive("addmv")

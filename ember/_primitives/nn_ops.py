@@ -14,7 +14,8 @@ import numpy as np
 from .._errors import dtype_title
 from ._registry import SlowPath, TensorMeta, primitive
 
-__all__ = ["softmax", "softmax_backward", "log_softmax", "log_softmax_backward", "nll_loss",
+__all__ = ["cross_entropy", "cross_entropy_backward", "softmax", "softmax_backward", "log_softmax",
+           "log_softmax_backward", "nll_loss",
            "nll_loss_backward", "native_layer_norm", "native_layer_norm_backward", "embedding",
            "embedding_backward"]
 
@@ -276,6 +277,83 @@ def _(grad, target, weight, *, shape, reduction=1, ignore_index=-100):
 def _(gg, target, weight, *, reduction, ignore_index):
     # nll_loss_backward is linear in grad; its adjoint is nll_loss itself
     return gg._op(nll_loss, target, weight, reduction=reduction, ignore_index=ignore_index), None, None
+
+
+# ------------------------------------------------------------------------------ cross_entropy
+# ``F.cross_entropy`` on (N, C) logits and class indices (no weight, no label smoothing) is one
+# primitive in eager mode: one dispatch and one autograd node instead of two each (the overhead of
+# the pair costs more than the arithmetic at classifier sizes). Kernel and backward run the
+# log_softmax and nll_loss kernels themselves, so values are bitwise those of the composite
+# (log_softmax + nll_loss), which stays the general path, the aten form and the reference.
+_CE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@primitive("_cross_entropy", kind="other", num_outputs=2, differentiable_outputs=(0,),
+           node_name="NllLossBackward0")
+def cross_entropy(input, target, *, reduction=1, ignore_index=-100):
+    """``(loss, log_softmax(input, 1))`` for float ``input (N, C)`` and int64 ``target (N,)``."""
+    if input.ndim != 2 or target.ndim != 1 or input.dtype not in _CE_DTYPES:
+        raise SlowPath
+    logp = log_softmax.kernel(input, dim=1)
+    return nll_loss.kernel(logp, target, None, reduction=reduction, ignore_index=ignore_index), logp
+
+
+@cross_entropy.meta
+def _(input, target, *, reduction=1, ignore_index=-100):
+    loss = nll_loss.meta_rule(input, target, None, reduction=reduction, ignore_index=ignore_index)
+    return loss, TensorMeta(tuple(input.shape), input.dtype)
+
+
+@cross_entropy.derivative
+def _(grads, input, target, out1, *, reduction, ignore_index):
+    return grads[0]._op(cross_entropy_backward, target, input, out1, reduction=reduction,
+                        ignore_index=ignore_index), None
+
+
+@primitive("_cross_entropy_backward", kind="other")
+def cross_entropy_backward(grad, target, input, logp, *, reduction=1, ignore_index=-100):
+    """``log_softmax_backward(nll_loss_backward(grad), logp)``: ``(softmax - onehot) * grad`` per row
+    (divided by the kept rows for 'mean'; ignored rows 0). ``input`` is read only by the second
+    derivative (``logp`` comes without history)."""
+    # h - exp(logp) * rowsum(h) with h = -k at the target (k = grad, or grad / kept for 'mean'):
+    # computed as exp(logp) * k, then - k at the target; IEEE negation and addition are exact and
+    # commutative, so the values are bitwise the composite's
+    n, c = logp.shape
+    t, ignored = _nll_index(target, c, ignore_index)
+    if ignored is not None and not ignored.any():
+        ignored = None
+    elif ignored is not None and ignored.all():  # every row ignored: 0, as torch (no 0/0)
+        return np.zeros(logp.shape, logp.dtype)
+    if reduction == 1:
+        k = _safe_div(grad, grad.dtype.type(n if ignored is None else n - np.count_nonzero(ignored)))
+    else:
+        k = grad if reduction == 2 else grad[:, None]
+    out = np.exp(logp)
+    out *= k
+    rows = np.arange(n)
+    out[rows, t] -= k if reduction != 0 else grad
+    if ignored is not None:
+        out[ignored] = 0
+    return out
+
+
+@cross_entropy_backward.meta
+def _(grad, target, input, logp, *, reduction=1, ignore_index=-100):
+    return TensorMeta(tuple(logp.shape), logp.dtype)
+
+
+@cross_entropy_backward.derivative
+def _(gg, grad, target, input, *, reduction, ignore_index):
+    # chain the derivatives of h = nll_loss_backward(grad), logp = log_softmax(input) and
+    # log_softmax_backward(h, logp)
+    logp = input._op(log_softmax, dim=1)
+    p = logp.exp()
+    h = grad._op(nll_loss_backward, target, None, shape=tuple(input.shape), reduction=reduction,
+                 ignore_index=ignore_index)
+    g_h = gg - (gg * p).sum(1, keepdim=True)
+    g_logp = -gg * p * h.sum(1, keepdim=True)
+    g_grad = g_h._op(nll_loss, target, None, reduction=reduction, ignore_index=ignore_index)
+    return g_grad, None, g_logp._op(log_softmax_backward, logp, dim=1), None
 
 
 # ------------------------------------------------------------------------------ layer_norm

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._errors import dtype_title
 from .._shape import broadcast_shapes
-from ._registry import TensorMeta, primitive
+from ._registry import SlowPath, TensorMeta, primitive
 
 __all__ = ["uniform", "normal", "exponential", "geometric", "log_normal", "cauchy", "random",
            "random_to", "random_from_to", "bernoulli", "bernoulli_scalar", "bernoulli_p",
@@ -56,11 +56,14 @@ def _meta_target(self, size, dtype):
 
 
 # ------------------------------------------------------------------ continuous samplers
-def _sampler(name, node_name, draw, *, kname, check=None, complex_ok=False, bad_dtype=None):
+def _sampler(name, node_name, draw, *, kname, check=None, complex_ok=False, bad_dtype=None, fill=None):
     """Register a continuous sampler ``name(self=None, *, generator, size, dtype, **params)``.
 
     ``draw(rng, shape, float_np_dtype, **params)`` returns real samples; complex dtypes (where
     ``complex_ok``) draw real and imaginary parts with ``draw(..., complex_part=True)``.
+    ``fill(rng, out, **params)``, when given, writes the same samples ``draw`` would return straight
+    into a C-contiguous float32/float64 ``out``: ``x.uniform_()`` outside autograd (``nn.init``) then
+    draws into x's memory, with no temporary as large as the tensor and no copy.
     """
     def kernel(self=None, *, generator, size=None, dtype=None, device=None, **params):
         if check is not None:
@@ -87,6 +90,14 @@ def _sampler(name, node_name, draw, *, kname, check=None, complex_ok=False, bad_
         return TensorMeta(shape, dt)
 
     op.derivative(_zeros)
+    if fill is not None:
+        @op.inplace_writer(takes_params=True)
+        def _(dst, *, out, generator, size=None, dtype=None, device=None, **params):
+            if size is not None or dtype is not None or not out.flags.c_contiguous:
+                raise SlowPath
+            if check is not None:
+                check(**params)
+            fill(generator._numpy_generator(), out, **params)
     return op
 
 
@@ -104,6 +115,13 @@ def _draw_uniform(rng, shape, dt, low=0.0, high=1.0, complex_part=False):
     return r
 
 
+def _fill_uniform(rng, out, low=0.0, high=1.0):
+    rng.random(dtype=out.dtype, out=out)
+    if low != 0.0 or high != 1.0:
+        out *= high - low
+        out += low
+
+
 def _check_normal(mean=0.0, std=1.0):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
@@ -118,6 +136,14 @@ def _draw_normal(rng, shape, dt, mean=0.0, std=1.0, complex_part=False):
     if mean != 0.0:
         r += mean
     return r
+
+
+def _fill_normal(rng, out, mean=0.0, std=1.0):
+    rng.standard_normal(dtype=out.dtype, out=out)
+    if std != 1.0:
+        out *= std
+    if mean != 0.0:
+        out += mean
 
 
 def _continuous_only(name):
@@ -162,9 +188,9 @@ def _draw_cauchy(rng, shape, dt, median=0.0, sigma=1.0, complex_part=False):
 
 
 uniform = _sampler("uniform", "UniformBackward0", _draw_uniform, kname="check_uniform_bounds",
-                   check=_check_uniform, complex_ok=True)
+                   check=_check_uniform, complex_ok=True, fill=_fill_uniform)
 normal = _sampler("normal", "NormalBackward0", _draw_normal, kname="normal_kernel_cpu",
-                  check=_check_normal, complex_ok=True)
+                  check=_check_normal, complex_ok=True, fill=_fill_normal)
 exponential = _sampler("exponential", "ExponentialBackward0", _draw_exponential,
                        kname="exponential_cpu", check=_check_exponential,
                        bad_dtype=_continuous_only("Exponential"))

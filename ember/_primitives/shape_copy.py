@@ -34,6 +34,13 @@ def copy(dst, src):
     return np.array(np.broadcast_to(src, dst.shape), dtype=dst.dtype, copy=True)
 
 
+@copy.inplace_writer
+def _(dst, src, *, out):
+    # dst.copy_(src) outside autograd: one pass straight into dst's memory (np.copyto broadcasts and
+    # handles overlapping src/dst) instead of materialising src and copying that
+    np.copyto(out, src)
+
+
 @copy.meta
 def _(dst, src):
     target, shape = tuple(dst.shape), tuple(src.shape)

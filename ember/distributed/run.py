@@ -23,6 +23,7 @@ import uuid
 from argparse import REMAINDER, ArgumentParser
 from datetime import timedelta
 
+from .._blas_env import blas_env
 from . import _mpi
 from ._errors import DistNetworkError
 from ._store import TCPStore
@@ -148,7 +149,7 @@ def mpiexec_command(cfg: dict, extra_args=None) -> list:
 
 
 def _job_env(cfg: dict) -> dict:
-    env = dict(os.environ)
+    env = blas_env()  # the ranks' NumPy loads after this: OpenBLAS's AVX-512 kernels where the CPU has them
     env.update({"MASTER_ADDR": cfg["master_addr"], "MASTER_PORT": str(cfg["master_port"]),
                 "TORCHELASTIC_RUN_ID": cfg["run_id"], "TORCHELASTIC_RESTART_COUNT": "0",
                 "TORCHELASTIC_MAX_RESTARTS": "0", "TORCHELASTIC_USE_AGENT_STORE": "True"})

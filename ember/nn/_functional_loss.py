@@ -14,7 +14,8 @@ from __future__ import annotations
 import warnings
 
 from .._tensor_methods.pointwise import where
-from .._dispatch import dispatch
+from .. import _dtype as _D
+from .._dispatch import MODES, dispatch
 from .._errors import dtype_title
 from ..autograd.grad_mode import is_grad_enabled
 from .._primitives import nn_ops as NN
@@ -158,6 +159,14 @@ def _class_view(t, ndim: int):
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
 
 
+def _aten_graph() -> bool:
+    return any(getattr(m, "aten_graph", False) for m in MODES.stack) if MODES.stack else False
+
+
+_INT64 = _D.int64
+_FUSED_DTYPES = (_D.float32, _D.float64)
+
+
 def _enum(reduction: str) -> int:
     r = _REDUCTION_ENUM.get(reduction)
     if r is None:
@@ -181,6 +190,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if weight is None and label_smoothing == 0 and input.dim() == 2 and target.dim() == 1 and \
+            target.dtype is _INT64 and input.dtype in _FUSED_DTYPES and not _aten_graph():
+        # the common classification case: one fused primitive (log_softmax + nll, one backward);
+        # make_fx (whose graphs hold aten ops only) records the composite below instead
+        return dispatch(NN.cross_entropy, input, target, reduction=_enum(reduction),
+                        ignore_index=ignore_index)[0]
     cdim = 1 if input.dim() >= 2 else 0
     c = input.shape[cdim]
     logp = dispatch(NN.log_softmax, input, dim=cdim)

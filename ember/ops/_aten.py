@@ -46,6 +46,11 @@ _BY_PRIM: dict = {}
 PRIMITIVES_WITHOUT_ATEN = {
     "histogramdd": "returns every dim's edges concatenated in one tensor (a primitive has a fixed "
                    "number of outputs); torch.histogramdd splits them into aten's Tensor[] bin_edges",
+    "_cross_entropy": "F.cross_entropy's common case fused in eager mode (log_softmax + nll_loss; second "
+                      "output: per-row logsumexp); aten has none (under make_fx's mode, "
+                      "cross_entropy runs the log_softmax + nll_loss composite)",
+    "_cross_entropy_backward": "the fused cross_entropy's input gradient (log_softmax_backward of "
+                               "nll_loss_backward in one pass)",
     "binary_cross_entropy": "the elementwise (unweighted, unreduced) loss; aten.binary_cross_entropy "
                             "takes weight and reduction, and its table entry composes this primitive",
     "binary_cross_entropy_with_logits": "the elementwise (unweighted, unreduced) loss with a flagged "

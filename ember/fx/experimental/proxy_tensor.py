@@ -326,6 +326,8 @@ class _GraphBuilder:
 class ProxyTorchDispatchMode(TorchDispatchMode):
     """The dispatch mode of ``make_fx``: every primitive call becomes a graph node."""
 
+    aten_graph = True  # public functions with an eager-only fused primitive take their aten path
+
     def __init__(self, builder: _GraphBuilder) -> None:
         self.builder = builder
 

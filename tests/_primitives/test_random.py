@@ -1,0 +1,36 @@
+"""In-place uniform_/normal_ outside autograd draw straight into the tensor (the samplers' in-place
+writers): the same numbers as the ordinary path under one seed, and its errors."""
+import numpy as np
+import pytest
+
+import ember
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+@pytest.mark.parametrize("method,args", [("uniform_", (-2.0, 3.0)), ("uniform_", ()),
+                                         ("normal_", (1.0, 2.0)), ("normal_", ())])
+def test_writer_draws_the_ordinary_paths_numbers(dtype, method, args):
+    ember.manual_seed(3)
+    direct = getattr(ember.empty(5, 7, dtype=dtype), method)(*args)        # contiguous: the writer
+    ember.manual_seed(3)
+    ordinary = getattr(ember.empty(7, 5, dtype=dtype).t(), method)(*args)  # a transposed view cannot
+    np.testing.assert_array_equal(direct.numpy(), ordinary.numpy())
+    if method == "normal_":
+        ember.manual_seed(3)
+        mean, std = args or (0.0, 1.0)
+        np.testing.assert_array_equal(direct.numpy(), (ember.randn(5, 7, dtype=dtype) * std + mean).numpy())
+
+
+def test_writer_keeps_errors_and_versions():
+    x = ember.empty(3)
+    v = x._version
+    x.uniform_()
+    assert x._version == v + 1
+    with pytest.raises(RuntimeError, match="expects to return a \\[from, to\\) range"):
+        x.uniform_(2.0, 1.0)
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
+        x.normal_(0.0, -1.0)
+    g = ember.Generator().manual_seed(5)
+    a = ember.empty(4).uniform_(generator=g)
+    g.manual_seed(5)
+    np.testing.assert_array_equal(a.numpy(), ember.rand(4, generator=g).numpy())
