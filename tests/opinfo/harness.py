@@ -1,0 +1,251 @@
+"""Running one of torch's OpInfos on ember and on torch, and comparing.
+
+For each dtype (float32, float64 and the integer/bool dtypes the OpInfo supports on cpu; complex64
+for the few OpInfos that support only complex inputs) and each sample input:
+- function variant (through the OpInfo's ``gradcheck_wrapper``, as torch's gradient tests call it):
+  outputs compared with ``assert_close``; for float dtypes of differentiable OpInfos, the gradients
+  of every input that requires grad, for a fixed random cotangent of each differentiable output
+  (after the sample's ``output_process_fn_grad``);
+- method variant and in-place variant: outputs (and the written input) without autograd. Where
+  torch refuses an in-place call (broadcasting into the input, a result dtype it cannot hold) ember
+  must refuse it too.
+Random OpInfos (``exclusions.RANDOM``) compare outputs by shape and dtype only, without gradients.
+Comparisons use ``assert_close`` defaults plus ``equal_nan=True`` (a NaN where torch gives NaN is
+agreement); per-OpInfo tolerance overrides are in ``TOLERANCES`` with their reason.
+"""
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import torch
+from torch.testing._internal.common_methods_invocations import op_db
+
+import ember
+from tests.opinfo.exclusions import EXCLUDED, RANDOM
+from tests.opinfo.translate import TensorConverter, Untranslatable, plain, to_ember, to_torch
+
+FLOAT_DTYPES = (torch.float32, torch.float64)
+INT_DTYPES = (torch.int64, torch.int32, torch.uint8, torch.bool)
+COMPLEX_DTYPES = (torch.complex64,)
+
+# OpInfo -> (atol, rtol, reason); unlisted OpInfos use assert_close's defaults for the dtype
+_LAPACK = ("float32 decompositions from two LAPACK builds (torch: MKL, NumPy: OpenBLAS) differ by "
+           "rounding, which the gradient formulas amplify (1 / (s_i^2 - s_j^2) terms)")
+TOLERANCES: dict = {name: (1e-4, 1e-4, _LAPACK) for name in ("svd", "linalg.svd")}
+
+# OpInfos whose outputs are defined only up to a gauge (the sign or phase of eigen/singular
+# vectors): LAPACK builds differ (torch ships MKL, NumPy OpenBLAS), so their outputs are compared
+# after the sample's output_process_fn_grad, torch's own normalisation for these ops
+_GAUGE = "vectors are unique only up to sign/phase; compared after output_process_fn_grad"
+GAUGE = {name: _GAUGE for name in ("linalg.eigh", "linalg.eig", "linalg.svd", "svd", "linalg.pinv.hermitian")}
+
+
+def name_of(op) -> str:
+    return op.name + ("." + op.variant_test_name if op.variant_test_name else "")
+
+
+ALL = {name_of(op): op for op in op_db}
+IN_SCOPE = [name for name in ALL if name not in EXCLUDED]
+
+
+def dtypes_for(op) -> list:
+    supported = op.supported_dtypes("cpu")
+    chosen = [d for d in FLOAT_DTYPES + INT_DTYPES if d in supported]
+    if not chosen:
+        chosen = [d for d in COMPLEX_DTYPES if d in supported]
+    return chosen
+
+
+class Failure(Exception):
+    pass
+
+
+def _flat_tensors(obj, out):
+    if isinstance(obj, torch.Tensor):
+        out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            _flat_tensors(x, out)
+    elif isinstance(obj, dict):
+        for x in obj.values():
+            _flat_tensors(x, out)
+    return out
+
+
+def _flat_ember(obj, out):
+    if isinstance(obj, ember.Tensor):
+        out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            _flat_ember(x, out)
+    elif isinstance(obj, dict):
+        for x in obj.values():
+            _flat_ember(x, out)
+    return out
+
+
+def _short(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    keep = lines[:1] + [ln for ln in lines[1:] if ln.startswith(("Mismatched", "Greatest"))]
+    return f"{type(e).__name__}: {' '.join(keep)[:400]}"
+
+
+def _compare(actual, expected, what: str, tol, random: bool):
+    actual_t = to_torch(actual)
+    expected = plain(expected)
+    if random:
+        a = _flat_tensors(actual_t, [])
+        b = _flat_tensors(expected, [])
+        sig_a = [(tuple(x.shape), x.dtype) for x in a]
+        sig_b = [(tuple(x.shape), x.dtype) for x in b]
+        if sig_a != sig_b:
+            raise Failure(f"{what}: shapes/dtypes {sig_a} != torch's {sig_b}")
+        return
+    kw = {} if tol is None else {"atol": tol[0], "rtol": tol[1]}
+    try:
+        torch.testing.assert_close(actual_t, expected, equal_nan=True, **kw)
+    except (AssertionError, TypeError, ValueError) as e:
+        raise Failure(f"{what}: {_short(e)}") from None
+
+
+def _sample_args(sample):
+    return (sample.input,) + tuple(sample.args), dict(sample.kwargs)
+
+
+def check_function(op, sample, dtype, random: bool, tol, seed: int):
+    """Function variant: outputs and (float dtypes) input gradients."""
+    wrapper = op.gradcheck_wrapper
+    t_args, t_kwargs = _sample_args(sample)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t_out = wrapper(op.op, *t_args, **t_kwargs)
+    except Exception:
+        return  # torch itself refuses this sample
+    conv = TensorConverter(grad=True)
+    e_fn = to_ember(op.op)
+    e_wrapper = to_ember(wrapper)
+    e_args = to_ember(t_args, conv)
+    e_kwargs = to_ember(t_kwargs, conv)
+    try:
+        e_out = e_wrapper(e_fn, *e_args, **e_kwargs)
+    except Untranslatable:
+        raise
+    except Exception as e:
+        raise Failure(f"function raised {_short(e)}") from None
+    if name_of(op) in GAUGE:
+        process = to_ember(sample.output_process_fn_grad)
+        _compare(process(e_out), sample.output_process_fn_grad(t_out), "function output", tol, random)
+    else:
+        _compare(e_out, t_out, "function output", tol, random)
+    if random or not op.supports_autograd or not (dtype.is_floating_point or dtype.is_complex):
+        return
+    t_inputs = [t for t in _flat_tensors((t_args, t_kwargs), []) if t.requires_grad]
+    if not t_inputs:
+        return
+    process = sample.output_process_fn_grad
+    t_outs = _flat_tensors(process(t_out), [])
+    e_outs = _flat_ember(to_ember(process)(e_out), [])
+    if len(t_outs) != len(e_outs):
+        raise Failure(f"{len(e_outs)} outputs for the gradient, torch has {len(t_outs)}")
+    pick = [i for i, t in enumerate(t_outs) if t.requires_grad and (t.dtype.is_floating_point or t.dtype.is_complex)]
+    if not pick:
+        return
+    gen = torch.Generator().manual_seed(seed)
+    cot = [torch.randn(t_outs[i].shape, dtype=t_outs[i].dtype, generator=gen) for i in pick]
+    try:
+        t_grads = torch.autograd.grad([t_outs[i] for i in pick], t_inputs, cot, allow_unused=True)
+    except Exception:
+        return  # torch cannot differentiate this sample
+    e_inputs = [conv(t) for t in t_inputs]
+    e_sel = [e_outs[i] for i in pick]
+    if not all(e.requires_grad for e in e_sel):
+        raise Failure("no gradient: output does not require grad where torch's does")
+    try:
+        e_grads = ember.autograd.grad(e_sel, e_inputs, to_ember(cot), allow_unused=True)
+    except Exception as e:
+        raise Failure(f"backward raised {_short(e)}") from None
+    for k, (eg, tg) in enumerate(zip(e_grads, t_grads)):
+        if tg is None and eg is None:
+            continue
+        if tg is None:
+            tg = torch.zeros_like(t_inputs[k])
+        if eg is None:
+            eg = ember.zeros(tuple(t_inputs[k].shape), dtype=to_ember(t_inputs[k].dtype))
+        _compare(eg, tg, f"gradient of input {k}", tol, False)
+
+
+def _inplace_or_method(op, variant_name, sample, tol, random):
+    fn = getattr(op, variant_name)
+    t_args, t_kwargs = _sample_args(sample)
+    t_args = tuple(a.detach().clone() if isinstance(a, torch.Tensor) and i == 0 else a
+                   for i, a in enumerate(t_args))
+    conv = TensorConverter(grad=False)
+    e_args = to_ember(t_args, conv)
+    e_kwargs = to_ember(t_kwargs, conv)
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t_out = fn(*t_args, **t_kwargs)
+        t_ok = True
+    except Exception:
+        t_ok = False
+    e_fn = to_ember(fn)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            e_out = e_fn(*e_args, **e_kwargs)
+        e_ok = True
+    except Exception as e:
+        e_ok, e_err = False, e
+    what = variant_name.replace("_variant", "")
+    if not t_ok:
+        if e_ok and variant_name == "inplace_variant":
+            raise Failure(f"{what}: ember accepted a call torch refuses")
+        return
+    if not e_ok:
+        raise Failure(f"{what} raised {_short(e_err)}")
+    if name_of(op) in GAUGE:
+        e_out, t_out = to_ember(sample.output_process_fn_grad)(e_out), sample.output_process_fn_grad(t_out)
+    _compare(e_out, t_out, f"{what} output", tol, random)
+    if variant_name == "inplace_variant" and isinstance(t_args[0], torch.Tensor):
+        if name_of(op) in GAUGE:
+            return
+        if not random and e_out is not e_args[0]:
+            raise Failure("inplace: result is not the input tensor")
+        _compare(e_args[0], t_args[0], "inplace: written input", tol, random)
+
+
+def run_opinfo(name: str, max_samples: int | None = 3, stop_at_first: bool = False) -> list:
+    """Failures of one OpInfo as (dtype, sample index, message); [] when everything agrees."""
+    op = ALL[name]
+    random = name in RANDOM
+    tol = TOLERANCES.get(name)
+    tol = tol[:2] if tol else None
+    failures = []
+    for dtype in dtypes_for(op):
+        grad = op.supports_autograd and (dtype.is_floating_point or dtype.is_complex) and not random
+        variants = [v for v in ("method_variant", "inplace_variant") if getattr(op, v) is not None]
+        torch.manual_seed(0)
+        try:
+            samples = op.sample_inputs("cpu", dtype, requires_grad=grad)
+            samples = list(itertools.islice(samples, max_samples))
+        except Exception as e:  # torch's own sample generator needs something (e.g. scipy)
+            failures.append((str(dtype), -1, f"sample_inputs raised {_short(e)}"))
+            continue
+        for i, sample in enumerate(samples):
+            try:
+                check_function(op, sample, dtype, random, tol, seed=i)
+                for v in variants:
+                    _inplace_or_method(op, v, sample, tol, random)
+            except Untranslatable as e:
+                failures.append((str(dtype), i, f"missing in ember: {e}"))
+                return failures
+            except Failure as e:
+                failures.append((str(dtype), i, str(e)))
+            except Exception as e:  # a harness-level surprise still counts against the op
+                failures.append((str(dtype), i, f"harness: {_short(e)}"))
+            if failures and stop_at_first:
+                return failures
+    return failures
