@@ -272,11 +272,11 @@ def to_torch(obj):
         arr = np.array(a.numpy(), copy=True)
         return torch.from_numpy(arr) if arr.ndim else torch.from_numpy(arr.reshape(1)).reshape(())
     if isinstance(obj, ember.dtype):
-        return getattr(torch, str(obj).split(".")[1])
+        return str(getattr(torch, str(obj).split(".")[1]))
     if isinstance(obj, ember.Size):
         return torch.Size(obj)
     if isinstance(obj, ember.device):
-        return torch.device(str(obj))
+        return str(torch.device(str(obj)))
     if isinstance(obj, (list, tuple)):
         return [to_torch(x) for x in obj] if isinstance(obj, list) else tuple(to_torch(x) for x in obj)
     if isinstance(obj, dict):
@@ -294,4 +294,6 @@ def plain(obj):
         return tuple(plain(x) for x in obj)
     if isinstance(obj, collections.abc.Mapping):
         return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, (torch.dtype, torch.device)):
+        return str(obj)  # assert_close compares numbers, tensors and containers only
     return obj
