@@ -274,7 +274,7 @@ def matmul(a, b):
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: 0-d")
     _no_bool(a, "bmm")
-    if a.ndim >= 3 and b.ndim <= 2 and a.flags.c_contiguous:
+    if a.ndim >= 3 and b.ndim <= 2 and a.flags.c_contiguous and a.size:
         # one BLAS call on the folded (batch * m, k) matrix instead of one per batch
         k = a.shape[-1]
         if b.shape[0] != k:
@@ -300,13 +300,15 @@ def _(grad, a, b):
     if db == 1:  # (..., m, k) @ (k) -> (..., m)
         ga = grad.unsqueeze(-1) * b.conj()
         if da >= 3:  # fold the batch into one matrix-vector product
-            gb = a.reshape(-1, a.shape[-1]).mH.mv(grad.reshape(-1))
+            gb = a.reshape(a.numel() // a.shape[-1] if a.shape[-1] else grad.numel(),
+                           a.shape[-1]).mH.mv(grad.reshape(-1))
         else:
             gb = (a.mH @ grad.unsqueeze(-1)).squeeze(-1)
         return ga, gb
     ga = grad @ b.mH
     if db == 2 and da >= 3:  # weight of a batched product: one (k, B*m) @ (B*m, n) matmul
-        gb = a.reshape(-1, a.shape[-1]).mH.mm(grad.reshape(-1, grad.shape[-1]))
+        rows = grad.numel() // grad.shape[-1] if grad.shape[-1] else a.numel() // a.shape[-1]
+        gb = a.reshape(rows, a.shape[-1]).mH.mm(grad.reshape(rows, grad.shape[-1]))
     else:
         gb = a.mH @ grad
     return ga, gb

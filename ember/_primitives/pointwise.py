@@ -487,7 +487,7 @@ def _lerp_into(a, b, w, *, out):
     if type(w) is np.ndarray:
         out[...] = lerp.kernel(a, b, w)
         return
-    diff = np.subtract(b, a)
+    diff = np.asarray(np.subtract(b, a))
     if builtins.abs(w) < 0.5:
         np.multiply(diff, w, out=diff)
         np.add(a, diff, out=out)
@@ -516,7 +516,7 @@ def addcmul(a, t1, t2, *, value=1):
 def _addcmul_into(a, t1, t2, *, out, value=1):
     prod = np.multiply(t1, t2)
     if value != 1:
-        np.multiply(prod, value, out=prod)
+        prod = np.multiply(prod, value)  # 0-d operands give a NumPy scalar, not an out= target
     np.add(a, prod, out=out)
 
 
@@ -546,7 +546,7 @@ def addcdiv(a, t1, t2, *, value=1):
 def _addcdiv_into(a, t1, t2, *, out, value=1):
     q = np.true_divide(t1, t2)
     if value != 1:
-        np.multiply(q, value, out=q)
+        q = np.multiply(q, value)
     np.add(a, q, out=out)
 
 

@@ -316,6 +316,8 @@ def searchsorted(seq, values, sorter=None, *, right=False, out_int32=False):
     vals = np.asarray(values)
     if seq.ndim == 1:
         return np.asarray(np.searchsorted(seq, vals, side=side), dt)
+    if seq.size == 0 or vals.size == 0:  # an empty row (n == 0) puts every value at 0
+        return np.zeros(vals.shape, dt)
     # one searchsorted for every row: values are replaced by dense ranks tagged with their row, so
     # rows never mix and the order within a row is kept
     n = seq.shape[-1]

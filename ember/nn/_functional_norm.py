@@ -67,7 +67,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 @public
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
     """``input / max(||input||_p, eps)`` along ``dim``."""
-    norm = (input.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
+    norm = input.norm(p, dim, keepdim=True)  # the vector p-norm (p = 0 counts non-zeros)
     res = input / norm.clamp(min=eps).expand_as(input)
     return out.copy_(res) if out is not None else res
 
