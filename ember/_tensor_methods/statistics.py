@@ -67,12 +67,12 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise ValueError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [d % input.dim() for d in dims]
+    if spacing is None:
+        spacing = 1
     if isinstance(spacing, (int, float)):
         hs = [float(spacing)] * len(dims)
     else:
         hs = [float(h.item()) if isinstance(h, TensorBase) and h.dim() == 0 else h for h in spacing]
-        if any(isinstance(h, TensorBase) for h in hs):
-            raise NotImplementedError("gradient(): coordinate tensors as spacing are not supported yet")
         if len(hs) != len(dims):
             raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or its "
                                f"length to match the number of dimensions ({len(dims)})")
@@ -84,6 +84,27 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                                f"edge_order+1")
         x = input if input.dtype.category >= 2 else input.float()
         s = lambda a, b: x.narrow(d, a, b - a)  # noqa: E731 - a slice along d
+        if isinstance(h, TensorBase):  # coordinates along d: non-uniform second-order differences
+            shape = [1] * input.dim()
+            shape[d] = n
+            c = h.to(x.dtype).reshape(shape)
+            cs = lambda a, b: c.narrow(d, a, b - a)  # noqa: E731
+            hl, hr = cs(1, n - 1) - cs(0, n - 2), cs(2, n) - cs(1, n - 1)
+            mid = (hl * hl * s(2, n) - hr * hr * s(0, n - 2) + (hr * hr - hl * hl) * s(1, n - 1)) \
+                / (hl * hr * (hl + hr))
+            if edge_order == 1:
+                first = (s(1, 2) - s(0, 1)) / (cs(1, 2) - cs(0, 1))
+                last = (s(n - 1, n) - s(n - 2, n - 1)) / (cs(n - 1, n) - cs(n - 2, n - 1))
+            else:
+                a1, a2 = cs(1, 2) - cs(0, 1), cs(2, 3) - cs(1, 2)
+                first = (-(2 * a1 + a2) / (a1 * (a1 + a2)) * s(0, 1) + (a1 + a2) / (a1 * a2) * s(1, 2)
+                         - a1 / (a2 * (a1 + a2)) * s(2, 3))
+                b1, b2 = cs(n - 2, n - 1) - cs(n - 3, n - 2), cs(n - 1, n) - cs(n - 2, n - 1)
+                last = (b2 / (b1 * (b1 + b2)) * s(n - 3, n - 2) - (b1 + b2) / (b1 * b2) * s(n - 2, n - 1)
+                        + (2 * b2 + b1) / (b2 * (b1 + b2)) * s(n - 1, n))
+            from .shape_copy import cat
+            out.append(cat([first, mid, last], d))
+            continue
         mid = (s(2, n) - s(0, n - 2)) / (2 * h)
         if edge_order == 1:
             first = (s(1, 2) - s(0, 1)) / h
