@@ -8,6 +8,7 @@ Example:
 """
 from __future__ import annotations
 
+from .. import _dtype as D
 from ._args import TensorBase
 
 __all__ = ["StatisticsMixin", "FUNCTIONS"]
@@ -24,8 +25,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input "
                          f"with {input.dim()} dimensions")
     x = input.reshape(1, -1) if input.dim() < 2 else input
+    if x.dtype is D.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
-        x = x.double() if x.dtype.itemsize > 4 else x.float()
+        x = x.to(D.get_default_dtype())  # integers: the default float dtype, as torch
     n = x.shape[1]
     w = None
     if fweights is not None:
@@ -46,7 +49,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     xw = xc if w is None else xc * w
     c = xw @ xc.mT.conj()
     c = c / norm if isinstance(norm, TensorBase) else c / max(norm, 0) if norm > 0 else c / 0.0
-    return c.squeeze() if input.dim() < 2 else c
+    return c.reshape(()) if x.shape[0] == 1 else c  # one variable: a 0-d variance
 
 
 def corrcoef(input):
