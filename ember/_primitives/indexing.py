@@ -114,7 +114,7 @@ def _grid(index, dim):
 
 
 def _gather_meta_check(name, a, index, dim, src=None):
-    if index.dtype not in (D.int64, D.int32):
+    if index.dtype not in (D.int64, D.int32) and index.numel() != 0:  # torch skips an empty index
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     na, ni = max(a.dim(), 1), max(index.dim(), 1)
     if ni != na and index.numel() != 0:
@@ -147,12 +147,13 @@ def _at_least_1d(*arrays):
 
 @primitive("gather", kind="other")
 def gather(a, index, *, dim):
-    shape = a.shape
+    if index.size == 0:
+        return np.empty(index.shape, a.dtype)
+    ishape = index.shape
     a, index = _at_least_1d(a, index)
     check_bounds(index, a.shape[dim], dim, RuntimeError, False)
     src = a[tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(index.shape))]
-    out = np.take_along_axis(src, index, axis=dim)
-    return out.reshape(()) if not shape and out.size == 1 and index.ndim <= 1 else out
+    return np.take_along_axis(src, index, axis=dim).reshape(ishape)  # the index's shape
 
 
 @gather.meta
@@ -183,6 +184,8 @@ def _scatter_out(a, index, dim):
 @primitive("scatter", kind="other")
 def scatter(a, index, src, *, dim):
     """A copy of ``a`` with ``a[..., index[i][j], ...] = src[i][j]`` along ``dim`` (src may be a scalar)."""
+    if index.size == 0:  # nothing to write (an empty index may have any number of dims)
+        return a.copy()
     out, o, _, index = _scatter_out(a, index, dim)
     o[_grid(index, dim)] = _src_part(*_at_least_1d(src), index)
     return out
@@ -214,6 +217,8 @@ def _(grad, index, *, dim, src_shape):
 
 @primitive("scatter_add", kind="other")
 def scatter_add(a, index, src, *, dim):
+    if index.size == 0:  # nothing to write (an empty index may have any number of dims)
+        return a.copy()
     out, o, _, index = _scatter_out(a, index, dim)
     np.add.at(o, _grid(index, dim), _src_part(*_at_least_1d(src), index))
     return out
@@ -234,6 +239,8 @@ _UFUNC = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.min
 @primitive("scatter_reduce_two", kind="other", node_name="ScatterReduceBackward0")
 def scatter_reduce_two(a, index, src, *, dim, reduce, include_self=True):
     """torch's ``scatter_reduce(dim, index, src, reduce, include_self)``."""
+    if index.size == 0:  # nothing to write (an empty index may have any number of dims)
+        return a.copy()
     out, o, _, index = _scatter_out(a, index, dim)
     key = _grid(index, dim)
     src = _src_part(*_at_least_1d(src), index)

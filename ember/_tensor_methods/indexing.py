@@ -308,8 +308,11 @@ def take(input, index):
 def take_along_dim(input, indices, dim=None, *, out=None):
     """Gather values along ``dim`` at ``indices`` broadcast against ``input`` (flattened if None)."""
     if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
+        flat = indices.reshape(-1)
+        flat = flat + (flat < 0).to(flat.dtype) * input.numel()  # negative indices count from the end
+        return gather(input.reshape(-1), 0, flat, out=out)
     dim = _dim(input, dim)
+    indices = indices + (indices < 0).to(indices.dtype) * input.shape[dim]
     if input.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of "
                            f"dimensions, but got {input.dim()} dimensions for input, and {indices.dim()} "
