@@ -272,6 +272,12 @@ def tensordot(a, b, dims=2, out=None):
         if sa != sb and sa != 1 and sb != 1:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} in dim "
                                f"{ra} and second has size {sb} in dim {rb}")
+    for x, y in zip(ca, cb):  # a size-1 dim broadcasts: contract it against the other's sum
+        if a.shape[x] != b.shape[y]:
+            if a.shape[x] == 1:
+                b = b.sum(y, keepdim=True, dtype=b.dtype)
+            else:
+                a = a.sum(x, keepdim=True, dtype=a.dtype)
     fa = [i for i in range(na) if i not in ca]
     fb = [i for i in range(nb) if i not in cb]
     k = 1
