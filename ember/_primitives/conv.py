@@ -53,7 +53,7 @@ def _cols(x, k, stride, padding, dilation, out):
     """im2col: contiguous (N, C * prod(k), prod(out))."""
     w = windows(pad_zeros(x, padding), k, stride, dilation, out)
     n, c = x.shape[:2]
-    return np.ascontiguousarray(w).reshape(n, c * int(np.prod(k)), -1)
+    return np.ascontiguousarray(w).reshape(n, c * int(np.prod(k)), int(np.prod(out)))
 
 
 def _col2im(cols, channels, k, stride, padding, dilation, size, out_padding=None):
