@@ -165,3 +165,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                     options=options, name=name, disable=disable, recompile_limit=recompile_limit,
                     isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
+
+# issue 22 (opinfo): torch.resize_as_ as a function; Tensor.stft/istft (defined in L3 _window)
+resize_as_ = Tensor.resize_as_
+Tensor.stft = _window_functions["stft"]
+Tensor.istft = _window_functions["istft"]
