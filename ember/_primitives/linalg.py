@@ -464,6 +464,14 @@ def einsum(a, rest, *, equation):
     # BLAS pays off (tensordot path) for more than two operands or big contractions
     big = len(ops) > 2 or (len(ops) == 2 and ops[0].size * ops[1].size > 4096)
     r = np.asarray(np.einsum(equation, *ops, optimize=big))
+    # torch keeps the operands' dtype, except that a letter summed out of a single operand goes
+    # through sum first, which widens integers to int64
+    lhs, out = equation.split("->")
+    subs = lhs.split(",")
+    alone = any(sum(c in s for s in subs) == 1 and c not in out for c in set(lhs) - {".", ","})
+    want = np.int64 if alone and ops[0].dtype.kind in "biu" else ops[0].dtype
+    if r.dtype != want:
+        r = r.astype(want)
     if any(np.may_share_memory(r, o) for o in ops):  # NumPy returns views for diagonals/transposes
         r = r.copy()
     return r

@@ -29,10 +29,24 @@ FLOAT_DTYPES = (torch.float32, torch.float64)
 INT_DTYPES = (torch.int64, torch.int32, torch.uint8, torch.bool)
 COMPLEX_DTYPES = (torch.complex64,)
 
-# OpInfo -> (atol, rtol, reason); unlisted OpInfos use assert_close's defaults for the dtype
+# OpInfo -> (dtypes, atol, rtol, reason): float32 overrides where torch and ember round differently;
+# float64 and unlisted OpInfos use assert_close's defaults
 _LAPACK = ("float32 decompositions from two LAPACK builds (torch: MKL, NumPy: OpenBLAS) differ by "
            "rounding, which the gradient formulas amplify (1 / (s_i^2 - s_j^2) terms)")
-TOLERANCES: dict = {name: (1e-4, 1e-4, _LAPACK) for name in ("svd", "linalg.svd")}
+_SUMS = ("float32 sums of products accumulated in another order than torch's MKL kernels (BLAS, FFT, "
+         "im2col); cancellation lifts the difference above assert_close's float32 defaults")
+_WIDE = ("ember evaluates this float32 function in float64 and rounds once; torch's float32 kernel "
+         "is less exact near poles (checked against the float64 result)")
+_F32 = (torch.float32,)
+TOLERANCES: dict = {name: (_F32, 1e-4, 1e-4, _LAPACK) for name in ("svd", "linalg.svd")}
+TOLERANCES.update({name: (_F32, 1e-4, 1e-5, _SUMS) for name in (
+    "matmul", "__rmatmul__", "addbmm", "baddbmm", "bmm", "mm", "addmm", "addmm.decomposed", "einsum",
+    "tensordot", "inner", "stft", "cdist", "nn.functional.conv_transpose3d", "matrix_exp",
+    "nn.functional.ctc_loss", "nn.functional.conv3d")})
+TOLERANCES["matrix_exp"] = (_F32, 1e-4, 1e-4, _SUMS)
+TOLERANCES.update({name: (_F32, 1e-5, 5e-5, _WIDE) for name in (
+    "digamma", "polygamma.polygamma_n_0", "polygamma.polygamma_n_1", "polygamma.polygamma_n_2",
+    "polygamma.polygamma_n_3", "polygamma.polygamma_n_4", "special.polygamma.special_polygamma_n_0")})
 
 # OpInfos whose outputs are defined only up to a gauge (the sign or phase of eigen/singular
 # vectors): LAPACK builds differ (torch ships MKL, NumPy OpenBLAS), so their outputs are compared
@@ -260,10 +274,10 @@ def run_opinfo(name: str, max_samples: int | None = 3, stop_at_first: bool = Fal
     """Failures of one OpInfo as (dtype, sample index, message); [] when everything agrees."""
     op = ALL[name]
     random = name in RANDOM
-    tol = TOLERANCES.get(name)
-    tol = tol[:2] if tol else None
+    override = TOLERANCES.get(name)
     failures = []
     for dtype in dtypes_for(op):
+        tol = override[1:3] if override and dtype in override[0] else None
         grad = op.supports_autograd and (dtype.is_floating_point or dtype.is_complex) and not random
         variants = [v for v in ("method_variant", "inplace_variant") if getattr(op, v) is not None]
         torch.manual_seed(0)
