@@ -199,6 +199,8 @@ def to_ember(obj, tensors: TensorConverter | None = None):
         return type(obj)(to_ember(x, tensors) for x in obj)
     if isinstance(obj, dict):
         return type(obj)((k, to_ember(v, tensors)) for k, v in obj.items())
+    if isinstance(obj, torch.nn.Module):
+        return _translate_module(obj, tensors)
     if isinstance(obj, types.ModuleType):
         name = obj.__name__
         if name == "torch" or name.startswith("torch."):
@@ -259,6 +261,26 @@ def to_ember(obj, tensors: TensorConverter | None = None):
         except Untranslatable:
             return _ember_attr("", obj.__name__)
     return obj
+
+
+def _translate_module(mod, tensors):
+    """An ember nn.Module of the same class with the same settings, parameters and buffers."""
+    cls = getattr(ember.nn, type(mod).__name__, None)
+    if cls is None:
+        raise Untranslatable(f"ember.nn.{type(mod).__name__}")
+    new = cls.__new__(cls)
+    ember.nn.Module.__init__(new)
+    for k, v in vars(mod).items():
+        if not k.startswith("_") and k != "training":
+            setattr(new, k, to_ember(v, tensors))
+    for k, p in mod._parameters.items():
+        new.register_parameter(k, None if p is None else ember.nn.Parameter(to_ember(p.detach(), tensors)))
+    for k, b in mod._buffers.items():
+        new.register_buffer(k, to_ember(b, tensors))
+    for k, m in mod._modules.items():
+        setattr(new, k, to_ember(m, tensors))
+    new.train(mod.training)
+    return new
 
 
 def to_torch(obj):
