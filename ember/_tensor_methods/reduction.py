@@ -480,7 +480,7 @@ class ReductionMixin:
         size = size_args(size, "sum_to_size")
         shape = tuple(self.shape)
         if shape == size:
-            return self
+            return self if shape else self.sum()  # torch sums a 0-d input (integers widen)
         lead = len(shape) - len(size)
         if lead < 0:
             raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
