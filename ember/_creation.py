@@ -293,6 +293,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     size, dt, dev = _sized(size_args((size,), "full"), as_dtype(dtype), device)
     if dt.category < 3 and isinstance(fill_value, complex):
         raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow")
+    if dt is D.uint8 and type(fill_value) is int and -256 < fill_value < 0:
+        fill_value += 256  # torch wraps a negative int into uint8
     t = dispatch(C.full, size=size, fill_value=fill_value, dtype=dt, device=dev)
     return _into(t, out, requires_grad)
 
