@@ -369,6 +369,8 @@ def index_add(a, index, source, *, dim, alpha=1):
     idx = index.reshape(-1)
     check_bounds(idx, a.shape[dim] if a.ndim else 1, dim, RuntimeError, False)
     src = _moved(source, dim)
+    if alpha != 1 and type(alpha) is int and src.dtype.kind in "iu":
+        alpha = np.array(alpha).astype(src.dtype)  # torch wraps the int into the integer dtype
     np.add.at(_moved(out, dim), idx, src * alpha if alpha != 1 else src)
     return out
 
