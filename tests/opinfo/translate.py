@@ -163,7 +163,12 @@ class TensorConverter:
         if key not in self.bases:
             n = storage.nbytes() // td.element_size()
             flat = torch.empty(0, dtype=td.dtype).set_(storage, 0, (n,), (1,))
-            self.bases[key] = ember.from_numpy(flat.numpy().copy())
+            if td.dtype == torch.bfloat16:  # NumPy knows bfloat16 through ml_dtypes only
+                import ml_dtypes
+                arr = flat.view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
+            else:
+                arr = flat.numpy().copy()
+            self.bases[key] = ember.from_numpy(arr)
         base = self.bases[key]
         e = base.as_strided(tuple(td.shape), td.stride(), td.storage_offset()).detach()
         if self.grad and t.requires_grad:
@@ -283,6 +288,10 @@ def _translate_module(mod, tensors):
     return new
 
 
+def _from_numpy(arr):
+    return torch.from_numpy(arr) if arr.ndim else torch.from_numpy(arr.reshape(1)).reshape(())
+
+
 def to_torch(obj):
     """torch's counterpart of an ember result (tensors by value, through NumPy)."""
     if isinstance(obj, ember.Tensor):
@@ -292,7 +301,9 @@ def to_torch(obj):
         if a.is_conj():
             a = a.resolve_conj()
         arr = np.array(a.numpy(), copy=True)
-        return torch.from_numpy(arr) if arr.ndim else torch.from_numpy(arr.reshape(1)).reshape(())
+        if arr.dtype.name == "bfloat16":  # ml_dtypes' bfloat16: through float32 (exact)
+            return _from_numpy(arr.astype(np.float32)).to(torch.bfloat16)
+        return _from_numpy(arr)
     if isinstance(obj, ember.dtype):
         return str(getattr(torch, str(obj).split(".")[1]))
     if isinstance(obj, ember.Size):
