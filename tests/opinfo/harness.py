@@ -45,7 +45,8 @@ TOLERANCES.update({name: (_F32, 1e-4, 1e-5, _SUMS) for name in (
     "matmul", "__rmatmul__", "addbmm", "baddbmm", "bmm", "mm", "addmm", "addmm.decomposed", "einsum",
     "tensordot", "inner", "stft", "cdist", "nn.functional.conv_transpose3d", "matrix_exp",
     "nn.functional.ctc_loss", "nn.functional.conv3d", "kron", "histogram", "fft.hfft2",
-    "nn.functional.grid_sample", "special.log_ndtr", "cov")})
+    "nn.functional.grid_sample", "special.log_ndtr", "cov", "nn.functional.scaled_dot_product_attention",
+    "nn.functional.multi_head_attention_forward")})
 TOLERANCES["matrix_exp"] = (_F32, 1e-4, 1e-4, _SUMS)
 TOLERANCES.update({name: (_F32, 1e-5, 5e-5, _WIDE) for name in (
     "digamma", "polygamma.polygamma_n_0", "polygamma.polygamma_n_1", "polygamma.polygamma_n_2",
@@ -63,6 +64,19 @@ GAUGE = {name: _GAUGE for name in ("linalg.eigh", "linalg.eig", "linalg.svd", "s
 _TIES = "indices of tied values are unspecified (torch's default sort is not stable)"
 TIES = {name: _TIES for name in ("sort", "argsort", "topk", "kthvalue", "mode", "median", "nanmedian",
                                  "msort", "unique", "masked.median")}
+
+
+def _mha_dropout(sample) -> bool:
+    p = sample.kwargs.get("dropout_p", sample.args[9] if len(sample.args) > 9 else 0.0)
+    return p > 0 and sample.kwargs.get("training", True)
+
+
+# OpInfos whose samples with dropout draw from a random stream: those samples are compared by
+# shape and dtype only (the deterministic samples by value)
+RANDOM_SAMPLES = {
+    "nn.functional.scaled_dot_product_attention": lambda s: s.kwargs.get("dropout_p", 0.0) > 0,
+    "nn.functional.multi_head_attention_forward": _mha_dropout,
+}
 
 
 def name_of(op) -> str:
@@ -291,6 +305,8 @@ def run_opinfo(name: str, max_samples: int | None = 3, stop_at_first: bool = Fal
             failures.append((str(dtype), -1, f"sample_inputs raised {_short(e)}"))
             continue
         for i, sample in enumerate(samples):
+            if name in RANDOM_SAMPLES:
+                random = RANDOM_SAMPLES[name](sample)
             try:
                 check_function(op, sample, dtype, random, tol, seed=i)
                 for v in variants:
