@@ -192,6 +192,11 @@ def index_fill(input, dim, index, value):
     """A copy of ``input`` with ``value`` written at ``index`` along ``dim``."""
     dim = _dim(input, dim)
     I.index_fill.meta_rule(input, index, dim=dim, value=0)
+    if isinstance(value, TensorBase) and value.requires_grad and value.dim() == 0:
+        # the value receives a gradient: the filled positions as a mask, then a where()
+        mask = dispatch(I.index_fill, input.new_zeros(tuple(input.shape), dtype=D.bool), index,
+                        dim=dim, value=True)
+        return _where(mask, value.to(input.dtype), input)
     return dispatch(I.index_fill, input, index, dim=dim,
                     value=_fill_value("index_fill_", value))
 
