@@ -379,11 +379,17 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     dt = as_dtype(dtype)
     if dt is None:
         dt = D.int64 if all(isinstance(v, int) for v in vals) else D.get_default_dtype()
-    if dt.category < 2 and dt is not D.bool:  # an integer dtype truncates the bounds and step first
-        start, end, step = (int(v) for v in (start, end, step))
+    n = max(0, math.ceil((end - start) / step))
+    if dt.category < 2 and dt is not D.bool:
+        # torch: int64 truncates start, end and step before counting; the other integer dtypes
+        # count in double, then step from the truncated start by the truncated step
+        if dt is D.int64:
+            start, end = int(start), int(end)
+        start, step = int(start), int(step)
         if step == 0:
             raise RuntimeError("step must be nonzero")
-    n = max(0, math.ceil((end - start) / step))
+        if dt is D.int64:
+            n = max(0, math.ceil((end - start) / step))
     # torch computes start + i * step in double (or int64) and rounds once to the dtype
     return _create(lambda: (start + np.arange(n, dtype=np.float64 if dt.category >= 2 else np.int64)
                             * step).astype(dt.np), (n,), dt, _device(device), out, requires_grad)
