@@ -257,8 +257,12 @@ def scatter_reduce_two(a, index, src, *, dim, reduce, include_self=True):
         if reduce in ("sum", "prod"):
             o[key] = 0 if reduce == "sum" else 1
         else:
-            info = np.finfo(o.dtype) if o.dtype.kind == "f" else np.iinfo(o.dtype)
-            lo, hi = (-np.inf, np.inf) if o.dtype.kind == "f" else (info.min, info.max)
+            if o.dtype.kind == "b":
+                lo, hi = False, True
+            elif o.dtype.kind == "f":
+                lo, hi = -np.inf, np.inf
+            else:
+                lo, hi = np.iinfo(o.dtype).min, np.iinfo(o.dtype).max
             o[key] = lo if reduce == "amax" else hi
     _UFUNC[reduce].at(o, key, src)
     return out
