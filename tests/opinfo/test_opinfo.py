@@ -25,7 +25,10 @@ def _params():
 
 @pytest.mark.parametrize("name", list(_params()))
 def test_opinfo(name):
-    failures = run_opinfo(name, max_samples=MAX_SAMPLES)
+    if name in KNOWN_FAILURES:  # its failing sample may lie beyond MAX_SAMPLES: run up to the first
+        failures = run_opinfo(name, max_samples=None, stop_at_first=True)
+    else:
+        failures = run_opinfo(name, max_samples=MAX_SAMPLES)
     assert not failures, "\n".join(f"{d} sample {i}: {m}" for d, i, m in failures[:5])
 
 
