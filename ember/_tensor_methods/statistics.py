@@ -28,7 +28,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if x.dtype is D.bool:
         raise RuntimeError("cov(): bool dtype is not supported for input")
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
-        x = x.to(D.get_default_dtype())  # integers: the default float dtype, as torch
+        x = x.float() if D.get_default_dtype() is D.float32 else x.double()  # the default float dtype
     n = x.shape[1]
     w = None
     if fweights is not None:
