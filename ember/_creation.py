@@ -293,6 +293,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     size, dt, dev = _sized(size_args((size,), "full"), as_dtype(dtype), device)
     if dt.category < 3 and isinstance(fill_value, complex):
         raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow")
+    if dt is D.uint8 and type(fill_value) is int and -256 < fill_value < 0:
+        fill_value += 256  # torch wraps a negative int into uint8
     t = dispatch(C.full, size=size, fill_value=fill_value, dtype=dt, device=dev)
     return _into(t, out, requires_grad)
 
@@ -378,6 +380,16 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dt is None:
         dt = D.int64 if all(isinstance(v, int) for v in vals) else D.get_default_dtype()
     n = max(0, math.ceil((end - start) / step))
+    if dt.category < 2 and dt is not D.bool:
+        # torch: int64 truncates start, end and step before counting; the other integer dtypes
+        # count in double, then step from the truncated start by the truncated step
+        if dt is D.int64:
+            start, end = int(start), int(end)
+        start, step = int(start), int(step)
+        if step == 0:
+            raise RuntimeError("step must be nonzero")
+        if dt is D.int64:
+            n = max(0, math.ceil((end - start) / step))
     # torch computes start + i * step in double (or int64) and rounds once to the dtype
     return _create(lambda: (start + np.arange(n, dtype=np.float64 if dt.category >= 2 else np.int64)
                             * step).astype(dt.np), (n,), dt, _device(device), out, requires_grad)

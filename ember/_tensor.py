@@ -336,10 +336,10 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
     def bool(self, memory_format=None):
         return self.to(D.bool)
 
-    def cfloat(self):
+    def cfloat(self, memory_format=None):
         return self.to(D.complex64)
 
-    def cdouble(self):
+    def cdouble(self, memory_format=None):
         return self.to(D.complex128)
 
     def type_as(self, other):

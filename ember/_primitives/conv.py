@@ -57,12 +57,15 @@ def _cols(x, k, stride, padding, dilation, out):
     return np.ascontiguousarray(w).reshape(n, c * int(np.prod(k)), int(np.prod(out)))  # -1 fails on n = 0
 
 
-def _col2im(cols, channels, k, stride, padding, dilation, size, out_padding=None):
+def _col2im(cols, channels, k, stride, padding, dilation, size, out_padding=None, insz=None):
     """The adjoint of ``_cols``: add each window column back at its place; ``cols`` is
-    (N, channels * prod(k), prod(in)) and the result (N, channels, *size)."""
+    (N, channels * prod(k), prod(in)) and the result (N, channels, *size). ``insz`` (the window
+    grid) defaults to what ``size`` gives; a transposed conv passes its input's (output_padding
+    may make ``size`` hold more windows than were computed)."""
     n = cols.shape[0]
     nd = len(k)
-    insz = _in_from_cols(size, k, stride, padding, dilation)
+    if insz is None:
+        insz = _in_from_cols(size, k, stride, padding, dilation)
     c = cols.reshape((n, channels) + tuple(k) + insz)
     canvas = np.zeros((n, channels) + tuple(s + 2 * p for s, p in zip(size, padding)), cols.dtype)
     # one strided add per kernel offset: positions within one offset never collide
@@ -236,6 +239,9 @@ def _(grad, x, w, *, stride, padding, dilation, groups, transposed, output_paddi
     else:
         if needs_input_grad[0]:
             gx = grad._op(convolution, w, None, transposed=False, **common)
+            for i in range(nd):  # output_padding can leave room for windows x never fed
+                if gx.shape[2 + i] != x.shape[2 + i]:
+                    gx = gx.narrow(2 + i, 0, x.shape[2 + i])
         if needs_input_grad[1]:
             gw = grad._op(convolution_weight, x, weight_size=tuple(w.shape), **common)
     if needs_input_grad[2]:

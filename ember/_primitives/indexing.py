@@ -114,7 +114,7 @@ def _grid(index, dim):
 
 
 def _gather_meta_check(name, a, index, dim, src=None):
-    if index.dtype not in (D.int64, D.int32):
+    if index.dtype not in (D.int64, D.int32) and index.numel() != 0:  # torch skips an empty index
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     na, ni = max(a.dim(), 1), max(index.dim(), 1)
     if ni != na and index.numel() != 0:
@@ -147,12 +147,13 @@ def _at_least_1d(*arrays):
 
 @primitive("gather", kind="other")
 def gather(a, index, *, dim):
-    shape = a.shape
+    if index.size == 0:
+        return np.empty(index.shape, a.dtype)
+    ishape = index.shape
     a, index = _at_least_1d(a, index)
     check_bounds(index, a.shape[dim], dim, RuntimeError, False)
     src = a[tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(index.shape))]
-    out = np.take_along_axis(src, index, axis=dim)
-    return out.reshape(()) if not shape and out.size == 1 and index.ndim <= 1 else out
+    return np.take_along_axis(src, index, axis=dim).reshape(ishape)  # the index's shape
 
 
 @gather.meta
@@ -183,6 +184,8 @@ def _scatter_out(a, index, dim):
 @primitive("scatter", kind="other")
 def scatter(a, index, src, *, dim):
     """A copy of ``a`` with ``a[..., index[i][j], ...] = src[i][j]`` along ``dim`` (src may be a scalar)."""
+    if index.size == 0:  # nothing to write (an empty index may have any number of dims)
+        return a.copy()
     out, o, _, index = _scatter_out(a, index, dim)
     o[_grid(index, dim)] = _src_part(*_at_least_1d(src), index)
     return out
@@ -214,6 +217,8 @@ def _(grad, index, *, dim, src_shape):
 
 @primitive("scatter_add", kind="other")
 def scatter_add(a, index, src, *, dim):
+    if index.size == 0:  # nothing to write (an empty index may have any number of dims)
+        return a.copy()
     out, o, _, index = _scatter_out(a, index, dim)
     np.add.at(o, _grid(index, dim), _src_part(*_at_least_1d(src), index))
     return out
@@ -234,6 +239,8 @@ _UFUNC = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.min
 @primitive("scatter_reduce_two", kind="other", node_name="ScatterReduceBackward0")
 def scatter_reduce_two(a, index, src, *, dim, reduce, include_self=True):
     """torch's ``scatter_reduce(dim, index, src, reduce, include_self)``."""
+    if index.size == 0:  # nothing to write (an empty index may have any number of dims)
+        return a.copy()
     out, o, _, index = _scatter_out(a, index, dim)
     key = _grid(index, dim)
     src = _src_part(*_at_least_1d(src), index)
@@ -250,8 +257,12 @@ def scatter_reduce_two(a, index, src, *, dim, reduce, include_self=True):
         if reduce in ("sum", "prod"):
             o[key] = 0 if reduce == "sum" else 1
         else:
-            info = np.finfo(o.dtype) if o.dtype.kind == "f" else np.iinfo(o.dtype)
-            lo, hi = (-np.inf, np.inf) if o.dtype.kind == "f" else (info.min, info.max)
+            if o.dtype.kind == "b":
+                lo, hi = False, True
+            elif o.dtype.kind == "f":
+                lo, hi = -np.inf, np.inf
+            else:
+                lo, hi = np.iinfo(o.dtype).min, np.iinfo(o.dtype).max
             o[key] = lo if reduce == "amax" else hi
     _UFUNC[reduce].at(o, key, src)
     return out
@@ -362,6 +373,8 @@ def index_add(a, index, source, *, dim, alpha=1):
     idx = index.reshape(-1)
     check_bounds(idx, a.shape[dim] if a.ndim else 1, dim, RuntimeError, False)
     src = _moved(source, dim)
+    if alpha != 1 and type(alpha) is int and src.dtype.kind in "iu":
+        alpha = np.array(alpha).astype(src.dtype)  # torch wraps the int into the integer dtype
     np.add.at(_moved(out, dim), idx, src * alpha if alpha != 1 else src)
     return out
 

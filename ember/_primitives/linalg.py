@@ -290,7 +290,7 @@ def matmul(a, b):
     if a.ndim == 0 or b.ndim == 0:
         raise SlowPath("matmul: 0-d")
     _no_bool(a, "bmm")
-    if a.ndim >= 3 and b.ndim <= 2 and a.flags.c_contiguous:
+    if a.ndim >= 3 and b.ndim <= 2 and a.flags.c_contiguous and a.size:
         # one BLAS call on the folded (batch * m, k) matrix instead of one per batch
         k = a.shape[-1]
         if b.shape[0] != k:
@@ -316,13 +316,15 @@ def _(grad, a, b):
     if db == 1:  # (..., m, k) @ (k) -> (..., m)
         ga = grad.unsqueeze(-1) * b.conj()
         if da >= 3:  # fold the batch into one matrix-vector product
-            gb = a.reshape(-1, a.shape[-1]).mH.mv(grad.reshape(-1))
+            gb = a.reshape(a.numel() // a.shape[-1] if a.shape[-1] else grad.numel(),
+                           a.shape[-1]).mH.mv(grad.reshape(-1))
         else:
             gb = (a.mH @ grad.unsqueeze(-1)).squeeze(-1)
         return ga, gb
     ga = grad @ b.mH
     if db == 2 and da >= 3:  # weight of a batched product: one (k, B*m) @ (B*m, n) matmul
-        gb = _mat2_grad(a.reshape(-1, a.shape[-1]), grad.reshape(-1, grad.shape[-1]), b)
+        rows = grad.numel() // grad.shape[-1] if grad.shape[-1] else a.numel() // a.shape[-1]
+        gb = _mat2_grad(a.reshape(rows, a.shape[-1]), grad.reshape(rows, grad.shape[-1]), b)
     else:
         gb = a.mH @ grad
     return ga, gb
@@ -478,6 +480,14 @@ def einsum(a, rest, *, equation):
     # BLAS pays off (tensordot path) for more than two operands or big contractions
     big = len(ops) > 2 or (len(ops) == 2 and ops[0].size * ops[1].size > 4096)
     r = np.asarray(np.einsum(equation, *ops, optimize=big))
+    # torch keeps the operands' dtype, except that a letter summed out of a single operand goes
+    # through sum first, which widens integers to int64
+    lhs, out = equation.split("->")
+    subs = lhs.split(",")
+    alone = any(sum(c in s for s in subs) == 1 and c not in out for c in set(lhs) - {".", ","})
+    want = np.int64 if alone and ops[0].dtype.kind in "biu" else ops[0].dtype
+    if r.dtype != want:
+        r = r.astype(want)
     if any(np.may_share_memory(r, o) for o in ops):  # NumPy returns views for diagonals/transposes
         r = r.copy()
     return r

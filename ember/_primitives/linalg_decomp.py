@@ -564,7 +564,7 @@ def linalg_ldl_factor_ex(a, *, hermitian=False, check_errors=False):
     """``(LD, pivots, info)``: L and D packed in the lower triangle, LAPACK's (1-based) pivots."""
     _kcheck(a)
     batch, n = a.shape[:-2], a.shape[-1]
-    flat = np.ascontiguousarray(a).reshape((-1, n, n))
+    flat = np.ascontiguousarray(a).reshape((int(np.prod(batch)), n, n))
     LD = np.zeros_like(flat)
     piv = np.zeros((flat.shape[0], n), np.int32)
     info = np.zeros(flat.shape[0], np.int32)
@@ -598,9 +598,10 @@ def linalg_ldl_solve(LD, pivots, b, *, hermitian=False):
         raise SlowPath
     batch = broadcast_shapes(LD.shape[:-2], pivots.shape[:-1], b.shape[:-2])
     n = LD.shape[-1]
-    fl = np.broadcast_to(LD, batch + (n, n)).reshape((-1, n, n))
-    fp = np.broadcast_to(pivots, batch + (n,)).reshape((-1, n))
-    fb = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    nb = int(np.prod(batch))
+    fl = np.broadcast_to(LD, batch + (n, n)).reshape((nb, n, n))
+    fp = np.broadcast_to(pivots, batch + (n,)).reshape((nb, n))
+    fb = np.broadcast_to(b, batch + b.shape[-2:]).reshape((nb,) + b.shape[-2:])
     out = np.empty(fb.shape, LD.dtype)
     if fl.size and fb.size:
         trs, = _ldl_lapack(fl, hermitian, ("trs",))

@@ -46,6 +46,8 @@ def softmax(a, *, dim):
     _float_only("softmax_lastdim_kernel_impl", a)
     if a.ndim == 0:
         return np.ones_like(a)
+    if a.size == 0:
+        return np.empty_like(a)
     e = np.exp(a - _maxr(a, axis=dim, keepdims=True))
     e /= _addr(e, axis=dim, keepdims=True)
     return e
@@ -86,6 +88,8 @@ def log_softmax(a, *, dim):
     _float_only("log_softmax_lastdim_kernel_impl", a)
     if a.ndim == 0:
         return np.zeros_like(a)
+    if a.size == 0:
+        return np.empty_like(a)
     s = a - _maxr(a, axis=dim, keepdims=True)
     s -= np.log(_addr(np.exp(s), axis=dim, keepdims=True))
     return s

@@ -79,7 +79,8 @@ def add(a, b, *, alpha=1):
     try:  # inline rather than @_int_wrap: add is the hottest op
         return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
     except OverflowError:
-        return add.kernel(*_wrap_ints((a, b)), alpha=alpha)
+        a, b = _wrap_ints((a, b))
+        return np.add(a, np.multiply(b, _wrap_ints((b, alpha))[1]))
 
 
 @add.inplace_writer(takes_params=True)
@@ -99,7 +100,8 @@ def sub(a, b, *, alpha=1):
     try:
         return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
     except OverflowError:
-        return sub.kernel(*_wrap_ints((a, b)), alpha=alpha)
+        a, b = _wrap_ints((a, b))
+        return np.subtract(a, np.multiply(b, _wrap_ints((b, alpha))[1]))
 
 
 @sub.inplace_writer(takes_params=True)
@@ -518,7 +520,7 @@ def _addcmul_into(a, t1, t2, *, out, value=1):
     if type(prod) is not np.ndarray:  # 0-d operands give a NumPy scalar, which out= refuses
         prod = np.asarray(prod)
     if value != 1:
-        np.multiply(prod, value, out=prod)
+        prod = np.multiply(prod, value)  # 0-d operands give a NumPy scalar, not an out= target
     np.add(a, prod, out=out)
 
 
@@ -550,7 +552,7 @@ def _addcdiv_into(a, t1, t2, *, out, value=1):
     if type(q) is not np.ndarray:  # 0-d operands give a NumPy scalar, which out= refuses
         q = np.asarray(q)
     if value != 1:
-        np.multiply(q, value, out=q)
+        q = np.multiply(q, value)
     np.add(a, q, out=out)
 
 

@@ -159,6 +159,10 @@ def nextafter(a, b):
     return np.nextafter(a, b)
 
 
+# torch: the step is treated as the identity in ``a`` and constant in ``b``
+nextafter.derivative(lambda grad: (grad, grad.new_zeros(grad.shape)))
+
+
 @primitive("frexp", kind="other", num_outputs=2, differentiable_outputs=(0,))
 def frexp(a):
     if a.dtype.kind != "f":

@@ -232,8 +232,9 @@ def _avg_pool(nd):
             acc = np.array(v, copy=True) if acc is None else np.add(acc, v, out=acc)
         div = _divisor(size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
                        x.dtype)
-        if x.dtype.kind != "f":
-            return (acc // div).astype(x.dtype)
+        if x.dtype.kind != "f":  # integer division truncating toward zero, as torch's C++
+            q = np.abs(acc) // np.abs(div)
+            return np.where((acc < 0) != (np.asarray(div) < 0), -q, q).astype(x.dtype)
         acc /= div
         return acc
 

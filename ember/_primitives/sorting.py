@@ -260,7 +260,7 @@ def unique(a, *, dim=None):
         counts = np.diff(np.append(starts, s.size)).astype(_I64)
         return s[starts], inverse.reshape(a.shape), counts
     moved = np.moveaxis(a, dim, 0)
-    rows = moved.reshape(moved.shape[0], -1)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
     if rows.shape[1] == 0:  # torch: every slice is equal to the others when slices are empty
         n = rows.shape[0]
         keep = min(n, 1)
@@ -294,7 +294,7 @@ def unique_consecutive(a, *, dim=None):
         counts = np.diff(np.append(starts, flat.size)).astype(_I64)
         return flat[starts], ids.astype(_I64).reshape(a.shape), counts
     moved = np.moveaxis(a, dim, 0)
-    rows = moved.reshape(moved.shape[0], -1)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
     new = np.ones(rows.shape[0], bool)
     if rows.shape[0]:
         new[1:] = np.logical_or.reduce(rows[1:] != rows[:-1], axis=1) if rows.shape[1] else False
@@ -318,6 +318,8 @@ def searchsorted(seq, values, sorter=None, *, right=False, out_int32=False):
     vals = np.asarray(values)
     if seq.ndim == 1:
         return np.asarray(np.searchsorted(seq, vals, side=side), dt)
+    if seq.size == 0 or vals.size == 0:  # an empty row (n == 0) puts every value at 0
+        return np.zeros(vals.shape, dt)
     # one searchsorted for every row: values are replaced by dense ranks tagged with their row, so
     # rows never mix and the order within a row is kept
     n = seq.shape[-1]

@@ -192,6 +192,11 @@ def index_fill(input, dim, index, value):
     """A copy of ``input`` with ``value`` written at ``index`` along ``dim``."""
     dim = _dim(input, dim)
     I.index_fill.meta_rule(input, index, dim=dim, value=0)
+    if isinstance(value, TensorBase) and value.requires_grad and value.dim() == 0:
+        # the value receives a gradient: the filled positions as a mask, then a where()
+        mask = dispatch(I.index_fill, input.new_zeros(tuple(input.shape), dtype=D.bool), index,
+                        dim=dim, value=True)
+        return _where(mask, value.to(input.dtype), input)
     return dispatch(I.index_fill, input, index, dim=dim,
                     value=_fill_value("index_fill_", value))
 
@@ -308,8 +313,11 @@ def take(input, index):
 def take_along_dim(input, indices, dim=None, *, out=None):
     """Gather values along ``dim`` at ``indices`` broadcast against ``input`` (flattened if None)."""
     if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
+        flat = indices.reshape(-1)
+        flat = flat + (flat < 0).to(flat.dtype) * input.numel()  # negative indices count from the end
+        return gather(input.reshape(-1), 0, flat, out=out)
     dim = _dim(input, dim)
+    indices = indices + (indices < 0).to(indices.dtype) * input.shape[dim]
     if input.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of "
                            f"dimensions, but got {input.dim()} dimensions for input, and {indices.dim()} "

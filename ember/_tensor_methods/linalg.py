@@ -151,7 +151,10 @@ baddbmm, baddbmm_ = _update_op(L.baddbmm, "baddbmm", "batch1", "batch2")
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
-    prod = bmm(batch1, batch2).sum(0)
+    prod = bmm(batch1, batch2)
+    prod = prod.sum(0, dtype=prod.dtype)
+    if not (prod.dtype.is_floating_point or prod.dtype.is_complex):  # integers truncate the scalars
+        alpha, beta = int(alpha), int(beta)
     if alpha != 1:
         prod = prod * alpha
     if beta == 0:  # input is ignored (even nan), yet receives a zero gradient as in torch
@@ -272,6 +275,12 @@ def tensordot(a, b, dims=2, out=None):
         if sa != sb and sa != 1 and sb != 1:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} in dim "
                                f"{ra} and second has size {sb} in dim {rb}")
+    for x, y in zip(ca, cb):  # a size-1 dim broadcasts: contract it against the other's sum
+        if a.shape[x] != b.shape[y]:
+            if a.shape[x] == 1:
+                b = b.sum(y, keepdim=True, dtype=b.dtype)
+            else:
+                a = a.sum(x, keepdim=True, dtype=a.dtype)
     fa = [i for i in range(na) if i not in ca]
     fb = [i for i in range(nb) if i not in cb]
     k = 1
@@ -309,6 +318,13 @@ class LinalgMixin:
     matmul, mm, bmm, mv, dot, vdot = matmul, mm, bmm, mv, dot, vdot
     addmm, addmm_, addmv, addmv_, addr, addr_ = addmm, addmm_, addmv, addmv_, addr, addr_
     baddbmm, baddbmm_, addbmm = baddbmm, baddbmm_, addbmm
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        res = addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+        if tuple(res.shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                               f"shape {list(res.shape)}")
+        return self.copy_(res)
     outer, ger = outer, ger
     __matmul__ = _name(_matmul_op, "__matmul__")
     __rmatmul__ = _name(_rmatmul, "__rmatmul__")

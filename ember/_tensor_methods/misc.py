@@ -65,7 +65,8 @@ def inner(input, other, *, out=None):
             raise RuntimeError(f"inner() the last dimension must match on both input tensors but got "
                                f"shapes {list(input.shape)} and {list(other.shape)}")
         res = (input.reshape(tuple(input.shape[:-1]) + (1,) * (other.dim() - 1) + (input.shape[-1],))
-               * other).sum(-1)
+               * other)
+        res = res.sum(-1, dtype=res.dtype)  # integers keep their dtype, as torch
     return out.copy_(res) if out is not None else res
 
 

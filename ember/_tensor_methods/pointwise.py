@@ -551,7 +551,7 @@ class PointwiseMixin:
     __imul__ = mul_
     __truediv__ = _div_op
     __itruediv__ = _true_div_
-    __rtruediv__ = _rdiv
+    __rtruediv__ = __rdiv__ = _rdiv
     __floordiv__ = floor_divide
     __ifloordiv__ = floor_divide_
     __rfloordiv__ = _rfloordiv

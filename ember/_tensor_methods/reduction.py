@@ -17,6 +17,7 @@ from .. import _dtype as D
 from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_out
 from .._errors import dtype_title
+from .._primitives import linalg_spectral as LS
 from .._primitives import reduction as R
 from ..overrides import PLAIN_TYPES, try_torch_function
 from ._args import TensorBase, as_dtype, size_args
@@ -451,6 +452,15 @@ vector_norm.__module__ = "ember.linalg"
 @_public("norm")
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """Vector norm of ``input`` (``p`` = 'fro', a number, inf); matrix norms live in ember.linalg."""
+    if p == "nuc":  # the sum of singular values over the two dims (all of a 2-D input)
+        dims = list(range(input.dim())) if dim is None else [d % input.dim() for d in dim]
+        if len(dims) != 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dims}")
+        moved = input.movedim(dims, [-2, -1])
+        res = dispatch(LS.linalg_svdvals, moved)[0].sum(-1, dtype=dtype)
+        if keepdim:
+            res = res.unsqueeze(min(dims)).unsqueeze(max(dims))
+        return out.copy_(res) if out is not None else res
     if isinstance(p, str):
         if p != "fro" or not (dim is None or isinstance(dim, int) or len(dim) <= 2):
             raise NotImplementedError(f"norm(p={p!r}): matrix norms are ember.linalg.matrix_norm")
@@ -481,7 +491,7 @@ class ReductionMixin:
         size = size_args(size, "sum_to_size")
         shape = tuple(self.shape)
         if shape == size:
-            return self
+            return self if shape else self.sum()  # torch sums a 0-d input (integers widen)
         lead = len(shape) - len(size)
         if lead < 0:
             raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")

@@ -59,6 +59,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _norm1(dim, input.dim())
+    if n == 0:  # torch returns the input alone, ignoring prepend/append
+        return input
     parts = [t if t.dim() else t.expand(tuple(1 if i == d else s for i, s in enumerate(input.shape)))
              for t in (prepend, input, append) if t is not None]
     x = cat(parts, d) if len(parts) > 1 else input

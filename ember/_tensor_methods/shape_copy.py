@@ -134,13 +134,17 @@ def _dims(dims, n):
 
 
 @public
-def flip(input, *dims):
-    """Reverse the order of elements along ``dims`` (a copy).
+def flip(input, *dims, **kwargs):
+    """Reverse the order of elements along ``dims`` (a copy; ``dims=`` as a keyword too).
 
     >>> import ember
     >>> ember.arange(3).flip(0)
     tensor([2, 1, 0])
     """
+    if kwargs:
+        if dims or set(kwargs) != {"dims"}:
+            raise TypeError(f"flip() got an unexpected keyword argument {next(iter(set(kwargs) - {'dims'}), 'dims')!r}")
+        dims = (kwargs["dims"],)
     return dispatch(SC.flip, input, dims=_dims(dims, input.dim()))
 
 

@@ -12,6 +12,7 @@ from .._dispatch import dispatch
 from .._primitives import reduction as R
 from .._shape import normalize_dim
 from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
+from .. import _dtype as D
 from ._args import TensorBase
 
 __all__ = ["StatisticsMixin", "FUNCTIONS"]
@@ -28,8 +29,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input "
                          f"with {input.dim()} dimensions")
     x = input.reshape(1, -1) if input.dim() < 2 else input
+    if x.dtype is D.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
-        x = x.double() if x.dtype.itemsize > 4 else x.float()
+        x = x.float() if D.get_default_dtype() is D.float32 else x.double()  # the default float dtype
     n = x.shape[1]
     w = None
     if fweights is not None:
@@ -50,7 +53,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     xw = xc if w is None else xc * w
     c = xw @ xc.mT.conj()
     c = c / norm if isinstance(norm, TensorBase) else c / max(norm, 0) if norm > 0 else c / 0.0
-    return c.squeeze() if input.dim() < 2 else c
+    return c.reshape(()) if x.shape[0] == 1 else c  # one variable: a 0-d variance
 
 
 def corrcoef(input):
@@ -71,12 +74,12 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise ValueError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [d % input.dim() for d in dims]
+    if spacing is None:
+        spacing = 1
     if isinstance(spacing, (int, float)):
         hs = [float(spacing)] * len(dims)
     else:
         hs = [float(h.item()) if isinstance(h, TensorBase) and h.dim() == 0 else h for h in spacing]
-        if any(isinstance(h, TensorBase) for h in hs):
-            raise NotImplementedError("gradient(): coordinate tensors as spacing are not supported yet")
         if len(hs) != len(dims):
             raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or its "
                                f"length to match the number of dimensions ({len(dims)})")
@@ -88,6 +91,27 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                                f"edge_order+1")
         x = input if input.dtype.category >= 2 else input.float()
         s = lambda a, b: x.narrow(d, a, b - a)  # noqa: E731 - a slice along d
+        if isinstance(h, TensorBase):  # coordinates along d: non-uniform second-order differences
+            shape = [1] * input.dim()
+            shape[d] = n
+            c = h.to(x.dtype).reshape(shape)
+            cs = lambda a, b: c.narrow(d, a, b - a)  # noqa: E731
+            hl, hr = cs(1, n - 1) - cs(0, n - 2), cs(2, n) - cs(1, n - 1)
+            mid = (hl * hl * s(2, n) - hr * hr * s(0, n - 2) + (hr * hr - hl * hl) * s(1, n - 1)) \
+                / (hl * hr * (hl + hr))
+            if edge_order == 1:
+                first = (s(1, 2) - s(0, 1)) / (cs(1, 2) - cs(0, 1))
+                last = (s(n - 1, n) - s(n - 2, n - 1)) / (cs(n - 1, n) - cs(n - 2, n - 1))
+            else:
+                a1, a2 = cs(1, 2) - cs(0, 1), cs(2, 3) - cs(1, 2)
+                first = (-(2 * a1 + a2) / (a1 * (a1 + a2)) * s(0, 1) + (a1 + a2) / (a1 * a2) * s(1, 2)
+                         - a1 / (a2 * (a1 + a2)) * s(2, 3))
+                b1, b2 = cs(n - 2, n - 1) - cs(n - 3, n - 2), cs(n - 1, n) - cs(n - 2, n - 1)
+                last = (b2 / (b1 * (b1 + b2)) * s(n - 3, n - 2) - (b1 + b2) / (b1 * b2) * s(n - 2, n - 1)
+                        + (2 * b2 + b1) / (b2 * (b1 + b2)) * s(n - 1, n))
+            from .shape_copy import cat
+            out.append(cat([first, mid, last], d))
+            continue
         mid = (s(2, n) - s(0, n - 2)) / (2 * h)
         if edge_order == 1:
             first = (s(1, 2) - s(0, 1)) / h

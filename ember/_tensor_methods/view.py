@@ -290,6 +290,8 @@ class ViewMixin:
                 return r
         dim = normalize_dim(dim, self.dim())
         n = self.shape[dim]
+        if isinstance(indices_or_sections, TensorBase) and indices_or_sections.dim() == 0:
+            indices_or_sections = int(indices_or_sections.item())  # a 0-d tensor is a section count
         if isinstance(indices_or_sections, int):
             k = indices_or_sections
             q, r = divmod(n, k)

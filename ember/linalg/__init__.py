@@ -204,8 +204,8 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 @public
 def vander(x, *, N=None):
     """Vandermonde matrix with increasing powers: ``(*, n) -> (*, n, N)``, column ``j`` = ``x**j``."""
-    if x.dim() < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    if x.dim() < 1:  # torch reads a 0-d x as one value
+        x = x.reshape(1)
     n = x.shape[-1] if N is None else N
     if n < 1:
         raise RuntimeError("N must be greater than 1.")

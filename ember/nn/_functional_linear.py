@@ -31,5 +31,6 @@ def bilinear(input1, input2, weight, bias=None):
     """``y_k = x1 @ W_k @ x2 + b_k``; inputs ``(*, in1)``, ``(*, in2)``, weight ``(out, in1, in2)``."""
     # (*, 1, 1, in1) @ (out, in1, in2) -> (*, out, 1, in2), then dot with x2
     t = input1.unsqueeze(-2).unsqueeze(-2).matmul(weight)
-    out = (t.squeeze(-2) * input2.unsqueeze(-2)).sum(-1)
+    prod = t.squeeze(-2) * input2.unsqueeze(-2)
+    out = prod.sum(-1, dtype=prod.dtype)  # integers keep their dtype, as torch
     return out if bias is None else out + bias

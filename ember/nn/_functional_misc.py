@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._shape import broadcast_shapes
 from .._creation import empty_like, tensor as _tensor
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
@@ -324,6 +325,9 @@ def _pnorm(d, p: float, dim: int, keepdim: bool = False):
 
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim`` (inputs broadcast)."""
+    if tuple(x1.shape) != tuple(x2.shape):  # broadcast first: the norms are of the broadcast rows
+        shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = x1.expand(shape), x2.expand(shape)
     n1 = _pnorm(x1, 2, dim, True).clamp(min=eps)
     n2 = _pnorm(x2, 2, dim, True).clamp(min=eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

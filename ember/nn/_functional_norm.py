@@ -67,7 +67,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 @public
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
     """``input / max(||input||_p, eps)`` along ``dim``."""
-    norm = (input.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
+    norm = input.norm(p, dim, keepdim=True)  # the vector p-norm (p = 0 counts non-zeros)
     res = input / norm.clamp(min=eps).expand_as(input)
     return out.copy_(res) if out is not None else res
 
@@ -106,8 +106,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training:
         _verify_batch_size(input.shape)
     nd = input.dim()
-    if nd < 2:
-        raise ValueError(f"Expected 2D or higher input (got {nd}D input)")
+    if nd < 2:  # torch counts no channels in a 1-D input: only an empty one normalises
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is not None and t.numel() != 0:
+                raise RuntimeError(f"{name} should contain 0 elements not {t.numel()}")
+        if input.numel() == 0 and nd == 1:
+            return input * 1
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(nd, 1)}, "
+                         f"{max(nd, 1) - 1}], but got 1)")
     c = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype as D
 from .._creation import from_numpy
 from .._tensor_methods.pointwise import where
 from ..overrides import public
@@ -99,6 +100,9 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
                            f"({', '.join(str(s) for s in output_size)})")
     dt = np.float64 if input.dtype.name == "float64" else np.float32
     x = input
+    weighted = mode not in ("nearest", "nearest-exact")
+    if weighted and input.dtype is D.uint8:  # weights in float, rounded back once at the end
+        x = input.float()
     for i in range(dim):
         n_in, n_out = input.shape[2 + i], output_size[i]
         sc = scales[i] if scales is not None else None
@@ -115,6 +119,8 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         else:
             idx, w = linear_taps(n_in, n_out, sc, align_corners, dt)
             x = resample_dim(x, dim=2 + i, idx=idx, weight=w)
+    if weighted and input.dtype is D.uint8:
+        return (x + 0.5).floor().clamp(0, 255).to(D.uint8)
     return x if x is not input else input.clone()
 
 
