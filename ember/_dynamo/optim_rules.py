@@ -92,7 +92,7 @@ def capture_step(tx, opt_vt, args, kwargs):
             if len(st) == 0 and opt._has_state(group):
                 opt._init_state(p, st, group)  # what this step does eagerly first (zeros, counters)
             _init_missing_buffers(opt, p, st, group)
-            g.add(f"list({src}.state[{psrc}]) == {list(st)!r}", kind="const")
+            g.add(f"list({src}.state.get({psrc}, ())) == {list(st)!r}", kind="const")
             items.append((pi, p, st))
         work.append((gi, group, items))
     out = _trace_and_splice(tx, opt, src, work)
