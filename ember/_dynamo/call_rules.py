@@ -495,6 +495,8 @@ class CallRules(ModuleRules):
         if isinstance(fn, MethodVT):
             if optim_rules.is_optimizer_step(fn.func, fn.obj):
                 return optim_rules.capture_step(self, fn.obj, args, kwargs)
+            if optim_rules.is_optimizer_zero_grad(fn.func, fn.obj):
+                return optim_rules.capture_zero_grad(self, fn.obj, args, kwargs)
             return self.call(fn.func, [fn.obj] + args, kwargs)
         if isinstance(fn, TensorMethodVT):
             return self.call_tensor_method(fn.tensor, fn.name, args, kwargs)

@@ -325,11 +325,12 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
     if not callable(model):
         raise RuntimeError("compile() expects a callable or an nn.Module")
     if isinstance(model, types.MethodType):
-        func = model.__func__
+        func, own = model.__func__, False
         if getattr(func, "hooked", False) and isinstance(model.__self__, Optimizer):
-            func = _optimizer_step  # the step is captured at its call (optim_rules)
+            # the step is captured at its call (optim_rules); a code object (cache) per compile
+            func, own = _optimizer_step, True
         inner = CompiledFunction(func, backend_fn, fullgraph=fullgraph,
-                                 recompile_limit=recompile_limit, dynamic=dynamic)
+                                 recompile_limit=recompile_limit, dynamic=dynamic, own_code=own)
         return types.MethodType(inner, model.__self__)
     if not isinstance(model, types.FunctionType):
         model_call = model.__call__

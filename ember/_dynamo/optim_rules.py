@@ -41,6 +41,30 @@ def is_optimizer_step(fn_vt, obj_vt) -> bool:
         getattr(fn, "hooked", False)
 
 
+def is_optimizer_zero_grad(fn_vt, obj_vt) -> bool:
+    fn = getattr(fn_vt, "value", None)
+    return isinstance(obj_vt, UserObjectVT) and isinstance(obj_vt.obj, Optimizer) and \
+        fn is Optimizer.zero_grad
+
+
+def capture_zero_grad(tx, opt_vt, args, kwargs):
+    """``opt.zero_grad(set_to_none)`` as one graph call (gradients are not graph values: the
+    parameters' ``.grad`` read later in the same frame must not be relied on)."""
+    if opt_vt.source is None:
+        raise Unsupported("an optimizer without a source")
+    values = [tx.const(a) for a in args] + [tx.const(v) for v in kwargs.values()]
+    set_to_none = values[0] if values else True
+    opt = opt_vt.obj
+    tx.output.guards.identity(f"type({opt_vt.source}).zero_grad", Optimizer.zero_grad)
+
+    def zero_grad():
+        opt.zero_grad(set_to_none)
+    zero_grad.__name__ = zero_grad.__qualname__ = "optimizer_zero_grad"
+    zero_grad.__module__ = "ember_baked"
+    tx.output.graph.call_function(zero_grad, ())
+    return ConstVT(None)
+
+
 def _option_ok(v) -> bool:
     if isinstance(v, tuple):
         return all(_option_ok(i) for i in v)
