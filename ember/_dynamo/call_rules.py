@@ -30,7 +30,7 @@ from .variables import (NULL, CellVT, ConstVT, CtxVT, DictVT, IteratorVT, ListVT
                         NestedFunctionVT, NNModuleVT, ObjectVT, SetVT, SliceVT, SuperVT,
                         SymFloatVT, SymIntVT, TensorMethodVT, TensorVT, TupleVT, UserFunctionVT,
                         UserObjectVT)
-from . import graph_ops, shape_rules, trace_rules
+from . import graph_ops, optim_rules, shape_rules, trace_rules
 from .builtin_rules import call_builtin, call_container_method
 from .trace_rules import _is_ember_fn
 from .module_rules import _MISSING, ModuleRules, _container_names, _static_lookup
@@ -493,6 +493,10 @@ class CallRules(ModuleRules):
             if inner is not None and not isinstance(target, types.FunctionType):
                 return self.inline(UserFunctionVT(inner), args, kwargs)
         if isinstance(fn, MethodVT):
+            if optim_rules.is_optimizer_step(fn.func, fn.obj):
+                return optim_rules.capture_step(self, fn.obj, args, kwargs)
+            if optim_rules.is_optimizer_zero_grad(fn.func, fn.obj):
+                return optim_rules.capture_zero_grad(self, fn.obj, args, kwargs)
             return self.call(fn.func, [fn.obj] + args, kwargs)
         if isinstance(fn, TensorMethodVT):
             return self.call_tensor_method(fn.tensor, fn.name, args, kwargs)

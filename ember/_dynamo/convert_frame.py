@@ -38,7 +38,7 @@ from . import config
 from .dynamic_shapes import input_meta as _dyn_input_meta
 
 _LITERALS = (int, str, bool, bytes, type(None))
-compiling = [0]     # > 0 while a capture runs (ember.compiler.is_compiling)
+from .._compiling import COMPILING as compiling  # > 0 while a capture runs (is_compiling)
 
 
 class CacheEntry:

@@ -25,6 +25,7 @@ import warnings
 
 from .. import _logging  # noqa: F401 (applies EMBER_LOGS)
 from ..nn import Module
+from ..optim.optimizer import Optimizer
 from . import config
 from .backends.registry import lookup_backend
 from .break_frame import convert_with_break
@@ -300,6 +301,11 @@ def _check_mode(mode, options):
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_VALID_MODES)}")
 
 
+def _optimizer_step(self, closure=None):
+    """``ember.compile(opt.step)`` compiles this frame: its ``self.step`` call is captured."""
+    return self.step(closure)
+
+
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None,
             options=None, name=None, disable: bool = False, recompile_limit=None,
             isolate_recompiles: bool = False, shapes_spec=None):
@@ -319,8 +325,12 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
     if not callable(model):
         raise RuntimeError("compile() expects a callable or an nn.Module")
     if isinstance(model, types.MethodType):
-        inner = CompiledFunction(model.__func__, backend_fn, fullgraph=fullgraph,
-                                 recompile_limit=recompile_limit, dynamic=dynamic)
+        func, own = model.__func__, False
+        if getattr(func, "hooked", False) and isinstance(model.__self__, Optimizer):
+            # the step is captured at its call (optim_rules); a code object (cache) per compile
+            func, own = _optimizer_step, True
+        inner = CompiledFunction(func, backend_fn, fullgraph=fullgraph,
+                                 recompile_limit=recompile_limit, dynamic=dynamic, own_code=own)
         return types.MethodType(inner, model.__self__)
     if not isinstance(model, types.FunctionType):
         model_call = model.__call__

@@ -11,6 +11,8 @@ Example:
 """
 from __future__ import annotations
 
+from .._creation import tensor
+from .._dtype import float64
 from ..amp.autocast_mode import autocast
 from ..autograd import grad_mode
 
@@ -29,3 +31,8 @@ def enter_autocast(device_type, dtype=None, enabled=True, cache_enabled=None):
 
 def exit_autocast(ctx) -> None:
     ctx.__exit__(None, None, None)
+
+
+def scalar_tensor(value: float):
+    """A 0-d float64 tensor holding a float graph input (an optimizer's lr inside its update)."""
+    return tensor(value, dtype=float64)

@@ -1,14 +1,13 @@
 """A tour of ``ember.compile``: graphs a backend receives, dynamic batch sizes, graph breaks.
 
 Run ``python -m ember.examples.compile_tour``. It trains the quickstart's regression MLP
-(10->64->32->1, Adam, MSELoss) with a compiled model under a custom backend that prints every
-graph it is given with ``print_tabular()``; then calls the compiled model with several batch
+(10->64->32->1, Adam, MSELoss) with a compiled model and a compiled ``opt.step`` under a custom
+backend that prints every graph it is given with ``print_tabular()`` (the forward; the Adam step:
+parameters, gradients, state and lr in, the update as ops, ``copy_`` back into the inputs); then calls the compiled model with several batch
 sizes (one more graph: after the first size change the batch dim becomes the symbol ``s0``, a
 placeholder printed ``s0 : "Sym(s0)"``, and that graph serves every batch size); then prints
 ``explain()`` of a function with a ``print`` in the middle (two graphs, one break with its
 file:line).
-
-Not shown yet: the optimizer step as a graph (``opt.step()`` runs eagerly).
 """
 from __future__ import annotations
 
@@ -32,13 +31,14 @@ def main() -> None:
     model = nn.Sequential(nn.Linear(10, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 1))
     cmodel = torch.compile(model, backend=printing_backend)
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    step = torch.compile(opt.step, backend=printing_backend)
     loss_fn = nn.MSELoss()
-    print("== 1. the model's forward (compiled once, reused every epoch)")
+    print("== 1. the model's forward and the Adam step (each compiled once, reused every epoch)")
     for epoch in range(50):
         opt.zero_grad()
         loss = loss_fn(cmodel(x), y)
         loss.backward()
-        opt.step()
+        step()
         if epoch in (0, 49):
             print(f"epoch {epoch:2d} loss {loss.item():.4f}")
     print("== 2. other batch sizes: one more graph, then every size reuses it")

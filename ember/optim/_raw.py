@@ -3,7 +3,8 @@
 An algorithm writes its per-parameter update once, against an ops namespace ``K`` (``K.lerp_(a, b, w)``,
 ``K.addcdiv_(p, a, d, v)``...). ``run_update`` picks the namespace: ``ArrayOps`` (the default CPU path)
 when parameter, gradient and state are plain float32/float64 cpu tensors and nothing observes the ops
-(no dispatch mode, no write hook, ``differentiable=False``); ``TensorOps`` (dispatch, autograd) otherwise.
+(no dispatch mode, no write hook, ``differentiable=False``); ``TensorOps`` (dispatch, autograd) otherwise;
+``CaptureOps`` while ember.compile captures the step.
 ``ArrayOps`` calls the primitives' own kernels and in-place writers (``P.lerp.ufunc``...), the very
 functions dispatch runs for those Tensor calls, so both executions give the same bits; it only skips
 dispatch's per-op work. Parameters stay ordinary leaves; a gradient that views someone else's buffer
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
+from .._compiling import COMPILING
 from .._dispatch import MODES
 from .._dispatch_inplace import WRITE_HOOKS
 from .._primitives import pointwise as P
@@ -28,7 +31,7 @@ from .._tensor_base import TensorBase
 from .._tensor_methods.pointwise_math import view_as_real
 from ..overrides import PLAIN_TYPES
 
-__all__ = ["ArrayOps", "TensorOps", "run_update"]
+__all__ = ["ArrayOps", "CaptureOps", "TensorOps", "run_update"]
 
 
 class TensorOps:
@@ -97,6 +100,30 @@ class TensorOps:
     @staticmethod
     def sqrt_(a):
         a.sqrt_()
+
+
+class CaptureOps(TensorOps):
+    """The Tensor path while ember.compile captures the step: the step counter stays a 0-d tensor
+    (no ``.item()``, so one graph serves every step) and lr/step sizes may be 0-d tensors."""
+
+    @staticmethod
+    def count_step(step_t):
+        step_t.add_(1)
+        return step_t.to(dtype=D.float64)  # bias corrections in double, as the eager float math
+
+    @staticmethod
+    def add_(a, b, alpha=1):
+        if isinstance(alpha, TensorBase):
+            a.add_(b * alpha)
+        else:
+            a.add_(b, alpha=alpha)
+
+    @staticmethod
+    def addcdiv_(a, b, c, value=1):
+        if isinstance(value, TensorBase):
+            a.add_(b / c * value)
+        else:
+            a.addcdiv_(b, c, value=value)
 
 
 class ArrayOps:
@@ -206,6 +233,9 @@ def _arrays(p, grad, state, group):
 def run_update(update, p, grad, state, group) -> None:
     """``update(K, p, grad, state, group)`` on arrays when possible (see the module doc), else on
     Tensors; after the array path, ``p`` and every state tensor get one version bump."""
+    if COMPILING[0]:
+        update(CaptureOps, p, grad, state, group)
+        return
     found = _arrays(p, grad, state, group)
     if found is None:
         update(TensorOps, p, grad, state, group)

@@ -25,6 +25,7 @@ from itertools import chain
 from typing import Any, Callable, Iterable
 
 from .. import _dtype as D
+from .._compiling import COMPILING
 from .._creation import tensor as _tensor
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
@@ -75,8 +76,9 @@ def _use_grad_for_differentiable(func: Callable) -> Callable:
 
 
 def _get_value(x):
-    """A Python number from a number or a one-element tensor."""
-    return x.item() if isinstance(x, Tensor) else x
+    """A Python number from a number or a one-element tensor (as torch: the tensor itself while a
+    capture runs, so the step counter stays a graph value)."""
+    return x.item() if isinstance(x, Tensor) and not COMPILING[0] else x
 
 
 def _to_scalar(x):

@@ -11,7 +11,8 @@ def test_compile_tour_runs():
                           text=True, timeout=120, env=env, cwd=root)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert out.count("--- graph with") == 2          # the forward, then the dynamic-batch graph
+    assert out.count("--- graph with") == 3  # the forward, the Adam step, the dynamic-batch graph
+    assert "l_self_param_groups_0_lr" in out and "lerp" in out and "copy_" in out  # the Adam step
     assert "placeholder" in out and "call_function" in out
     assert 'def forward(self, s0 : "Sym(s0)", l_args_0' in out   # the symbolic batch size
     first, last = [float(l.split()[-1]) for l in out.splitlines() if l.startswith("epoch")]
