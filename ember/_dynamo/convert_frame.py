@@ -114,6 +114,8 @@ class _Rebuild:
                 values.append(f"___v{i} = {self.expr(cell.contents)}")
                 where = cell.source if cell.source is not None else self.ref(cell.real)
                 writes.append(f"{where}.cell_contents = ___v{i}")
+            elif kind == "call":  # a Python call with effects only (optimizer zero_grad, step hooks)
+                writes.append(f"{self.ref(target)}()")
             elif kind == "global":
                 f_globals, gsrc = target
                 values.append(f"___v{i} = {self.expr(value)}")

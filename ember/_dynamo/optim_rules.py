@@ -61,7 +61,9 @@ def capture_zero_grad(tx, opt_vt, args, kwargs):
         opt.zero_grad(set_to_none)
     zero_grad.__name__ = zero_grad.__qualname__ = "optimizer_zero_grad"
     zero_grad.__module__ = "ember_baked"
-    tx.output.graph.call_function(zero_grad, ())
+    # run after the graph, as a side effect (an AOT backend would trace a graph call away); the
+    # frame's graph does not read gradients before its break at ``backward()``
+    tx.output.side_effects.append(("call", zero_grad, None, None))
     return ConstVT(None)
 
 
@@ -120,8 +122,8 @@ def capture_step(tx, opt_vt, args, kwargs):
             items.append((pi, p, st))
         work.append((gi, group, items))
     out = _trace_and_splice(tx, opt, src, work)
-    for hook in post:
-        tx.output.graph.call_function(_post_hook_call(hook, opt), ())
+    for hook in post:  # after the graph's update, as side effects (see capture_zero_grad)
+        tx.output.side_effects.append(("call", _post_hook_call(hook, opt), None, None))
     return out
 
 

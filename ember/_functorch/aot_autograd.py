@@ -95,7 +95,9 @@ def _run_traced(builder, fn, primals: list, info, placeholder_name):
         builder.placeholder(placeholder_name(i), p)
     flat_out, info.out_spec = pytree.tree_flatten(fn(*primals))
     mutated = builder.mutated_inputs()
-    info.mutated = [i for i, _, _ in mutated]
+    # the builder counts tensor inputs only: positions among all primals (floats, ints too)
+    tensor_pos = [i for i, p in enumerate(primals) if isinstance(p, TensorBase)]
+    info.mutated = [tensor_pos[i] for i, _, _ in mutated]
     info.n_out = len(flat_out)
     return flat_out, mutated
 
