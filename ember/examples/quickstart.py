@@ -171,24 +171,8 @@ def classification() -> dict:
     model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
-    batch_size, epochs = 32, 30
-    t0 = time.perf_counter()
-    for epoch in range(epochs):
-        model.train()
-        order = torch.randperm(n_train)
-        total = 0.0
-        for i in range(0, n_train, batch_size):
-            idx = order[i:i + batch_size]
-            optimizer.zero_grad()
-            loss = loss_fn(model(X_train[idx]), y_train[idx])
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * len(idx)
-        if (epoch + 1) % 5 == 0:
-            acc = accuracy(model, X_test, y_test)
-            log(f"epoch {epoch + 1:2d}/{epochs}: train loss {total / n_train:.4f}, "
-                f"test accuracy {acc:.4f}")
-    log(f"training took {time.perf_counter() - t0:.1f}s")
+    fit(model, optimizer, loss_fn, (X_train, y_train), (X_test, y_test), batch_size=32, epochs=30,
+        log_every=5)
 
     model.eval()
     with torch.no_grad():
@@ -201,6 +185,32 @@ def classification() -> dict:
     for i, row in enumerate(cm.tolist()):
         log(f"  {i:2d}  " + " ".join(f"{v:4d}" for v in row))
     return {"accuracy": acc}
+
+
+def fit(model, optimizer, loss_fn, train, test, *, batch_size: int, epochs: int, log_every: int,
+        scheduler=None) -> None:
+    """Mini-batch training on ``train = (X, y)``, reshuffled each epoch; every ``log_every`` epochs
+    logs the mean train loss and the accuracy on ``test = (X, y)``. ``scheduler`` steps per batch."""
+    (X_train, y_train), (X_test, y_test) = train, test
+    n_train = len(X_train)
+    t0 = time.perf_counter()
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(n_train)
+        total = 0.0
+        for i in range(0, n_train, batch_size):
+            idx = order[i:i + batch_size]
+            optimizer.zero_grad()
+            loss = loss_fn(model(X_train[idx]), y_train[idx])
+            loss.backward()
+            optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
+            total += loss.item() * len(idx)
+        if (epoch + 1) % log_every == 0:
+            log(f"epoch {epoch + 1:2d}/{epochs}: train loss {total / n_train:.4f}, "
+                f"test accuracy {accuracy(model, X_test, y_test):.4f}")
+    log(f"training took {time.perf_counter() - t0:.1f}s")
 
 
 def accuracy(model, X, y) -> float:
@@ -246,23 +256,8 @@ def convolutional() -> dict:
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-2, epochs=epochs,
                                                     steps_per_epoch=steps_per_epoch)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
-    t0 = time.perf_counter()
-    for epoch in range(epochs):
-        model.train()
-        order = torch.randperm(n_train)
-        total = 0.0
-        for i in range(0, n_train, batch_size):
-            idx = order[i:i + batch_size]
-            optimizer.zero_grad()
-            loss = loss_fn(model(X_train[idx]), y_train[idx])
-            loss.backward()
-            optimizer.step()
-            scheduler.step()
-            total += loss.item() * len(idx)
-        if (epoch + 1) % 3 == 0:
-            log(f"epoch {epoch + 1:2d}/{epochs}: train loss {total / n_train:.4f}, "
-                f"test accuracy {accuracy(model, X_test, y_test):.4f}")
-    log(f"training took {time.perf_counter() - t0:.1f}s")
+    fit(model, optimizer, loss_fn, (X_train, y_train), (X_test, y_test), batch_size=batch_size,
+        epochs=epochs, log_every=3, scheduler=scheduler)
     acc = accuracy(model, X_test, y_test)
     log(f"conv net test accuracy: {acc:.4f}")
     return {"accuracy": acc}
