@@ -31,6 +31,16 @@ _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | n
 _NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 
 
+def _per_spatial_dim(value, dim: int, cast, mismatch_message) -> list:
+    """``value`` (a number, or a list/tuple of ``dim`` numbers) as a list of ``dim`` ``cast`` values;
+    a sequence of another length raises ``ValueError(mismatch_message())``."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != dim:
+            raise ValueError(mismatch_message())
+        return [cast(v) for v in value]
+    return [cast(value)] * dim
+
+
 @public
 def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                 recompute_scale_factor=None, antialias: bool = False):
@@ -48,27 +58,19 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
-        if isinstance(size, (list, tuple)):
-            if len(size) != dim:
-                raise ValueError(f"Input and output must have the same number of spatial dimensions, "
-                                 f"but got input with spatial dimensions of {list(input.shape[2:])} "
-                                 f"and output size of {size}. Please provide input tensor in (N, C, "
-                                 f"d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
-            output_size = [int(s) for s in size]
-        else:
-            output_size = [int(size)] * dim
+        output_size = _per_spatial_dim(size, dim, int, lambda: (
+            f"Input and output must have the same number of spatial dimensions, "
+            f"but got input with spatial dimensions of {list(input.shape[2:])} "
+            f"and output size of {size}. Please provide input tensor in (N, C, "
+            f"d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."))
         scales = None
     elif scale_factor is not None:
-        if isinstance(scale_factor, (list, tuple)):
-            if len(scale_factor) != dim:
-                raise ValueError(f"Input and scale_factor must have the same number of spatial "
-                                 f"dimensions, but got input with spatial dimensions of "
-                                 f"{list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
-                                 f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                                 f"scale_factor in (s1, s2, ...,sK) format.")
-            scales = [float(s) for s in scale_factor]
-        else:
-            scales = [float(scale_factor)] * dim
+        scales = _per_spatial_dim(scale_factor, dim, float, lambda: (
+            f"Input and scale_factor must have the same number of spatial "
+            f"dimensions, but got input with spatial dimensions of "
+            f"{list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
+            f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+            f"scale_factor in (s1, s2, ...,sK) format."))
         output_size = None
     else:
         raise ValueError("either size or scale_factor should be defined")
