@@ -249,3 +249,20 @@ class GradScaler:
         vars(self).update(state)
         if self._enabled:
             self._reset_records()
+
+
+class _DeprecatedDeviceGradScaler(GradScaler):
+    """Base of torch's deprecated ``torch.<device>.amp.GradScaler`` aliases: warns, then builds a
+    ``GradScaler(_device, ...)``. Subclasses set ``_device``."""
+
+    _device = "cpu"
+
+    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
+                 backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True):
+        device = self._device
+        warnings.warn(f"`torch.{device}.amp.GradScaler(args...)` is deprecated. Please use "
+                      f"`torch.amp.GradScaler('{device}', args...)` instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__(device, init_scale=init_scale, growth_factor=growth_factor,
+                         backoff_factor=backoff_factor, growth_interval=growth_interval,
+                         enabled=enabled)

@@ -14,7 +14,7 @@ import warnings
 
 from .._dtype import bfloat16 as D_BF16
 from ..amp import autocast_mode as _am
-from ..amp.grad_scaler import GradScaler as _GradScaler
+from ..amp.grad_scaler import _DeprecatedDeviceGradScaler
 
 __all__ = ["autocast", "GradScaler"]
 
@@ -29,12 +29,8 @@ class autocast(_am.autocast):
                          cache_enabled=cache_enabled)
 
 
-class GradScaler(_GradScaler):
-    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
-                 backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True):
-        warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
-                      "`torch.amp.GradScaler('cpu', args...)` instead.", FutureWarning, stacklevel=2)
-        super().__init__("cpu", init_scale=init_scale, growth_factor=growth_factor,
-                         backoff_factor=backoff_factor, growth_interval=growth_interval,
-                         enabled=enabled)
+class GradScaler(_DeprecatedDeviceGradScaler):
+    """``ember.amp.GradScaler('cpu', ...)`` under torch's deprecated name (warns)."""
+
+    _device = "cpu"
 

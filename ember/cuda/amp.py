@@ -13,7 +13,7 @@ import warnings
 
 from ..amp import autocast_mode as _am
 from ..amp.autocast_mode import custom_bwd as _custom_bwd, custom_fwd as _custom_fwd
-from ..amp.grad_scaler import GradScaler as _GradScaler
+from ..amp.grad_scaler import _DeprecatedDeviceGradScaler
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
 
@@ -27,16 +27,10 @@ class autocast(_am.autocast):
         super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 
-class GradScaler(_GradScaler):
+class GradScaler(_DeprecatedDeviceGradScaler):
     """``ember.amp.GradScaler('cuda', ...)``: warns that CUDA is unavailable and passes through."""
 
-    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
-                 backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True):
-        warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-                      "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning, stacklevel=2)
-        super().__init__("cuda", init_scale=init_scale, growth_factor=growth_factor,
-                         backoff_factor=backoff_factor, growth_interval=growth_interval,
-                         enabled=enabled)
+    _device = "cuda"
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):
