@@ -136,21 +136,26 @@ def neg(tx, vt: SymIntVT):
 
 
 # ---------------------------------------------------------------------- shape inference
+def _children(vt, *, slices: bool):
+    """The items of a list/tuple/dict VT (and a slice's parts when ``slices``); else none."""
+    if isinstance(vt, (ListVT, TupleVT)):
+        return vt.items
+    if isinstance(vt, DictVT):
+        return vt.items.values()
+    if slices and isinstance(vt, SliceVT):
+        return vt.parts
+    return ()
+
+
 def _symbols_in(vt, out: set) -> set:
     if isinstance(vt, SymIntVT):
         out |= vt.expr.symbols()
-    elif isinstance(vt, TensorVT) and vt.sym is not None:
-        for e in vt.sym:
+    elif isinstance(vt, TensorVT):
+        for e in vt.sym or ():
             if e is not None and not isinstance(e, int):
                 out |= e.symbols()
-    elif isinstance(vt, (ListVT, TupleVT)):
-        for i in vt.items:
-            _symbols_in(i, out)
-    elif isinstance(vt, DictVT):
-        for i in vt.items.values():
-            _symbols_in(i, out)
-    elif isinstance(vt, SliceVT):
-        for i in vt.parts:
+    else:
+        for i in _children(vt, slices=True):
             _symbols_in(i, out)
     return out
 
@@ -265,10 +270,7 @@ def _blind_in(vt, out: set) -> set:
     """Symbols behind dims of ``vt``'s tensors that inference could not express."""
     if isinstance(vt, TensorVT):
         out |= getattr(vt, "sym_blind", frozenset())
-    elif isinstance(vt, (ListVT, TupleVT)):
-        for i in vt.items:
-            _blind_in(i, out)
-    elif isinstance(vt, DictVT):
-        for i in vt.items.values():
+    else:
+        for i in _children(vt, slices=False):
             _blind_in(i, out)
     return out
