@@ -153,18 +153,20 @@ def _binary(name, fn, *, ufunc, quiet=False, int_to_float=False, check=None):
             return
         res.append(_apply(fn, t, (o,), _result(t, (o,), int_to_float), inplace))
 
+    def direct(t, o, inplace, res):
+        if inplace:
+            ufunc(t, o, out=t)
+        else:
+            r = ufunc(t, o)
+            res.append(r if type(r) is np.ndarray else np.asarray(r))
+
     def fast(self, other, alpha, inplace, d0):
         res = []
-        uf = ufunc
         if type(other) is list:
             for t, o in zip(self, other):
                 to = type(o)
                 if alpha == 1 and t.dtype is d0 and (to is np.ndarray and o.dtype is d0 or to is float):
-                    if inplace:
-                        uf(t, o, out=t)
-                    else:
-                        r = uf(t, o)
-                        res.append(r if type(r) is np.ndarray else np.asarray(r))
+                    direct(t, o, inplace, res)
                 else:
                     one(t, o, alpha, inplace, res)
             return res
@@ -176,11 +178,7 @@ def _binary(name, fn, *, ufunc, quiet=False, int_to_float=False, check=None):
             return res
         for t in self:
             if t.dtype is d0:
-                if inplace:
-                    uf(t, o, out=t)
-                else:
-                    r = uf(t, o)
-                    res.append(r if type(r) is np.ndarray else np.asarray(r))
+                direct(t, o, inplace, res)
             else:
                 one(t, o, alpha, inplace, res)
         return res
