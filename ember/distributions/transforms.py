@@ -380,12 +380,17 @@ class _Parameterless(Transform):
     __hash__ = object.__hash__
 
 
-class ExpTransform(_Parameterless):
+class _IncreasingBijection(_Parameterless):
+    """Parameterless, bijective and increasing (``sign = 1``): exp, sigmoid, softplus, tanh."""
+
+    bijective = True
+    sign = 1
+
+
+class ExpTransform(_IncreasingBijection):
     """``y = exp(x)``."""
 
     codomain = C.positive
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return x.exp()
@@ -397,12 +402,10 @@ class ExpTransform(_Parameterless):
         return x  # d exp(x)/dx = exp(x)
 
 
-class SigmoidTransform(_Parameterless):
+class SigmoidTransform(_IncreasingBijection):
     """``y = 1 / (1 + exp(-x))``."""
 
     codomain = C.unit_interval
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return _squash(x)
@@ -416,12 +419,10 @@ class SigmoidTransform(_Parameterless):
         return (_log1p_exp(x) + _log1p_exp(x.neg())).neg()
 
 
-class SoftplusTransform(_Parameterless):
+class SoftplusTransform(_IncreasingBijection):
     """``y = log(1 + exp(x))``."""
 
     codomain = C.positive
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return _log1p_exp(x)
@@ -434,12 +435,10 @@ class SoftplusTransform(_Parameterless):
         return _log1p_exp(x.neg()).neg()  # log sigmoid(x)
 
 
-class TanhTransform(_Parameterless):
+class TanhTransform(_IncreasingBijection):
     """``y = tanh(x)``."""
 
     codomain = C.interval(-1.0, 1.0)
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return x.tanh()
