@@ -73,15 +73,54 @@ def _get_activation_fn(activation: str):
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
-class TransformerEncoderLayer(Module):
+
+
+def _attend(attn, x, kv, attn_mask, key_padding_mask, is_causal: bool):
+    """The output of ``attn`` (a MultiheadAttention) of queries ``x`` over ``kv``, no weights."""
+    return attn(x, kv, kv, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                need_weights=False, is_causal=is_causal)[0]
+
+
+def _feed_forward(layer, x):
+    return layer.linear2(layer.dropout(layer.activation(layer.linear1(x))))
+
+
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: the self-attention block and the builder of
+    their feed-forward, LayerNorm and Dropout submodules."""
+
+    __constants__ = ["norm_first"]
+
+    def _add_blocks(self, n_blocks: int, d_model: int, dim_feedforward: int, dropout: float,
+                    layer_norm_eps: float, bias: bool, kw: dict) -> None:
+        """The feed-forward block (``linear1``, ``dropout``, ``linear2``) and one LayerNorm and one
+        Dropout per residual block (``norm1..n``, ``dropout1..n``), registered in torch's order."""
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        for i in range(1, n_blocks + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        for i in range(1, n_blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False):
+        return self.dropout1(_attend(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal))
+
+
+def _layers_seq_len(layers, x):
+    """The sequence length of ``x`` as the first layer's attention (batch_first or not) reads it."""
+    first = layers[0]
+    batch_first = first.self_attn.batch_first if hasattr(first, "self_attn") else False
+    return _get_seq_len(x, batch_first)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention and a feed-forward block, each with a residual and a LayerNorm (applied
     before the block when ``norm_first``).
 
     Shape:
         src ``(S, N, E)`` (``(N, S, E)`` with ``batch_first``, ``(S, E)`` unbatched); output the same.
     """
-
-    __constants__ = ["norm_first"]
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation=F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
@@ -90,14 +129,8 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self._add_blocks(2, d_model, dim_feedforward, dropout, layer_norm_eps, bias, kw)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         self.activation_relu_or_gelu = 1 if activation is F.relu else 2 if activation is F.gelu \
@@ -121,25 +154,17 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(x)
-
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+        return self.dropout2(_feed_forward(self, x))
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, attention over ``memory`` and a feed-forward block, each with a residual
     and a LayerNorm.
 
     Shape:
         tgt ``(T, N, E)``, memory ``(S, N, E)`` (batch first with ``batch_first``); output like tgt.
     """
-
-    __constants__ = ["norm_first"]
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation=F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
@@ -150,16 +175,8 @@ class TransformerDecoderLayer(Module):
                                             bias=bias, **kw)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                                  batch_first=batch_first, bias=bias, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self._add_blocks(3, d_model, dim_feedforward, dropout, layer_norm_eps, bias, kw)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         self.activation = activation
@@ -185,19 +202,12 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           is_causal=is_causal, need_weights=False)[0]
-        return self.dropout1(x)
-
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal: bool = False):
-        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                                is_causal=is_causal, need_weights=False)[0]
-        return self.dropout2(x)
+        return self.dropout2(_attend(self.multihead_attn, x, mem, attn_mask, key_padding_mask,
+                                     is_causal))
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
+        return self.dropout3(_feed_forward(self, x))
 
 
 class TransformerEncoder(Module):
@@ -223,10 +233,7 @@ class TransformerEncoder(Module):
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, src.dtype)
         mask = _canonical_mask(mask, src.dtype)
-        first = self.layers[0]
-        batch_first = first.self_attn.batch_first if hasattr(first, "self_attn") else False
-        seq_len = _get_seq_len(src, batch_first)
-        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        is_causal = _detect_is_causal_mask(mask, is_causal, _layers_seq_len(self.layers, src))
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
@@ -253,10 +260,8 @@ class TransformerDecoder(Module):
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal: bool = False):
         output = tgt
-        first = self.layers[0]
-        batch_first = first.self_attn.batch_first if hasattr(first, "self_attn") else False
-        seq_len = _get_seq_len(tgt, batch_first)
-        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
+        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal,
+                                               _layers_seq_len(self.layers, tgt))
         for mod in self.layers:
             output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                          tgt_key_padding_mask=tgt_key_padding_mask,
