@@ -113,6 +113,13 @@ def _value_index_meta(a, dim, keepdim):
     return m, TensorMeta(m.shape, D.int64)
 
 
+def _nonempty_dim_meta(name, a, dim, keepdim):
+    """``_value_index_meta`` for ops that need a non-empty ``dim`` (mode, nanmedian)."""
+    if a.dim() and a.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+    return _value_index_meta(a, dim, keepdim)
+
+
 def _kth_check(k, shape, dim):
     n = shape[dim] if shape else 1
     if not 1 <= k <= n:
@@ -172,9 +179,7 @@ def mode(a, *, dim, keepdim=False):
 
 @mode.meta
 def _(a, *, dim, keepdim=False):
-    if a.dim() and a.shape[dim] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
-    return _value_index_meta(a, dim, keepdim)
+    return _nonempty_dim_meta("mode", a, dim, keepdim)
 
 
 mode.derivative(max_dim.backward)
@@ -203,9 +208,7 @@ def nanmedian_dim(a, *, dim, keepdim=False):
 
 @nanmedian_dim.meta
 def _(a, *, dim, keepdim=False):
-    if a.dim() and a.shape[dim] == 0:
-        raise IndexError(f"nanmedian(): Expected reduction dim {dim} to have non-zero size.")
-    return _value_index_meta(a, dim, keepdim)
+    return _nonempty_dim_meta("nanmedian", a, dim, keepdim)
 
 
 nanmedian_dim.derivative(max_dim.backward)
