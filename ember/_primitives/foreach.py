@@ -15,6 +15,7 @@ from .. import _dtype as D
 from .._errors import dtype_title
 from .._shape import broadcast_shapes
 from ._registry import SlowPath, TensorMeta, primitive
+from .pointwise import _ADDCDIV_INT
 
 __all__ = ["BINARY", "UNARY", "addcmul", "addcmul_", "addcdiv", "addcdiv_", "lerp", "lerp_", "norm",
            "zero_", "copy_", "pow_scalar_base"]
@@ -420,13 +421,6 @@ def _addc(name, fn):
     return (_register(f"_foreach_{name}", kernel, _foreach_meta(False, name == "addcdiv")),
             _register(f"_foreach_{name}_", kernel_, _foreach_meta(True, name == "addcdiv")))
 
-
-_ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
-                "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
-                "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
-                "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
-                "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
-                "for all dtypes.")
 
 addcmul, addcmul_ = _addc("addcmul", lambda a, b: np.multiply(a, b))
 addcdiv, addcdiv_ = _addc("addcdiv", lambda a, b: np.true_divide(a, b))
