@@ -42,6 +42,16 @@ def _run(op, out, *args, **params):
     return dispatch(op, *args, **params)
 
 
+def _along_dim(op, input, dim, index, source, *, out=None, inplace=False, **params):
+    """``op(input, index, source)`` along ``dim`` (scatter_add, index_add, index_copy) after its
+    meta rule checks the shapes: in place, into ``out``, or as a new tensor."""
+    dim = _dim(input, dim)
+    op.meta_rule(input, index, source, dim=dim)
+    if inplace:
+        return dispatch_inplace(op, input, index, source, dim=dim, **params)
+    return _run(op, out, input, index, source, dim=dim, **params)
+
+
 # ----------------------------------------------------------------------------- gather / scatter
 @public
 def gather(input, dim, index, *, sparse_grad=False, out=None):
@@ -93,16 +103,12 @@ def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
 @public
 def scatter_add(input, dim, index, src, *, out=None):
     """A copy of ``input`` with ``src`` summed in at ``index`` along ``dim`` (duplicates accumulate)."""
-    dim = _dim(input, dim)
-    I.scatter_add.meta_rule(input, index, src, dim=dim)
-    return _run(I.scatter_add, out, input, index, src, dim=dim)
+    return _along_dim(I.scatter_add, input, dim, index, src, out=out)
 
 
 @public
 def scatter_add_(input, dim, index, src):
-    dim = _dim(input, dim)
-    I.scatter_add.meta_rule(input, index, src, dim=dim)
-    return dispatch_inplace(I.scatter_add, input, index, src, dim=dim)
+    return _along_dim(I.scatter_add, input, dim, index, src, inplace=True)
 
 
 def _reduce(input, dim, index, src, reduce, include_self, inplace, out=None):
@@ -151,31 +157,23 @@ def index_select(input, dim, index, *, out=None):
 @public
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
-    dim = _dim(input, dim)
-    I.index_add.meta_rule(input, index, source, dim=dim)
-    return _run(I.index_add, out, input, index, source, dim=dim, alpha=alpha)
+    return _along_dim(I.index_add, input, dim, index, source, out=out, alpha=alpha)
 
 
 @public
 def index_add_(input, dim, index, source, *, alpha=1):
-    dim = _dim(input, dim)
-    I.index_add.meta_rule(input, index, source, dim=dim)
-    return dispatch_inplace(I.index_add, input, index, source, dim=dim, alpha=alpha)
+    return _along_dim(I.index_add, input, dim, index, source, inplace=True, alpha=alpha)
 
 
 @public
 def index_copy(input, dim, index, source, *, out=None):
     """A copy of ``input`` with slices of ``source`` written at ``index`` along ``dim``."""
-    dim = _dim(input, dim)
-    I.index_copy.meta_rule(input, index, source, dim=dim)
-    return _run(I.index_copy, out, input, index, source, dim=dim)
+    return _along_dim(I.index_copy, input, dim, index, source, out=out)
 
 
 @public
 def index_copy_(input, dim, index, source):
-    dim = _dim(input, dim)
-    I.index_copy.meta_rule(input, index, source, dim=dim)
-    return dispatch_inplace(I.index_copy, input, index, source, dim=dim)
+    return _along_dim(I.index_copy, input, dim, index, source, inplace=True)
 
 
 def _fill_value(name, value):
