@@ -187,6 +187,21 @@ max_all.derivative(_max_all_grad)
 min_all.derivative(_max_all_grad)
 
 
+def _select(a, idx, dim, keepdim):
+    """``(values, indices)`` of ``a`` at ``idx`` (keepdims indices along ``dim``), squeezed unless
+    ``keepdim``."""
+    vals = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+    return vals, idx
+
+
+def _value_index_meta(a, dim, keepdim):
+    """Metas of a ``(values, int64 indices)`` reduction of ``a`` over ``dim``."""
+    m = reduce_meta(a, (dim,) if a.dim() else None, keepdim, a.dtype)
+    return m, TensorMeta(m.shape, D.int64)
+
+
 def _value_index(name, argfn):
     @primitive(name, kind="reduction", num_outputs=2, differentiable_outputs=(0,),
                node_name=f"{_camel(name.split('_')[0])}Backward0")
@@ -195,11 +210,7 @@ def _value_index(name, argfn):
             raise TypeError  # the meta rule raises torch's error
         if a.ndim == 0:
             return a.copy(), np.zeros((), _I64)
-        idx = argfn(a, axis=dim, keepdims=True)
-        vals = np.take_along_axis(a, idx, axis=dim)
-        if not keepdim:
-            vals, idx = vals.squeeze(dim), idx.squeeze(dim)
-        return vals, idx
+        return _select(a, argfn(a, axis=dim, keepdims=True), dim, keepdim)
 
     @kernel.meta
     def _(a, *, dim, keepdim=False):
@@ -207,8 +218,7 @@ def _value_index(name, argfn):
         if a.dtype.is_complex:
             raise RuntimeError(f"{base}(): does not support complex input")
         _check_extreme(base, a, (dim,) if a.dim() else None)
-        m = reduce_meta(a, (dim,) if a.dim() else None, keepdim, a.dtype)
-        return m, TensorMeta(m.shape, D.int64)
+        return _value_index_meta(a, dim, keepdim)
 
     @kernel.derivative
     def _(grads, out1, *, a_shape, dim, keepdim):
@@ -306,18 +316,13 @@ median_all.derivative(_max_all_grad)
 def median_dim(a, *, dim, keepdim=False):
     if a.ndim == 0:
         return a.copy(), np.zeros((), _I64)
-    idx = _lower_median(a, dim)
-    vals = np.take_along_axis(a, idx, axis=dim)
-    if not keepdim:
-        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
-    return vals, idx
+    return _select(a, _lower_median(a, dim), dim, keepdim)
 
 
 @median_dim.meta
 def _(a, *, dim, keepdim=False):
     _check_extreme("median", a, (dim,) if a.dim() else None)
-    m = reduce_meta(a, (dim,) if a.dim() else None, keepdim, a.dtype)
-    return m, TensorMeta(m.shape, D.int64)
+    return _value_index_meta(a, dim, keepdim)
 
 
 median_dim.derivative(max_dim.backward)

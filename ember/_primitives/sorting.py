@@ -14,10 +14,9 @@ builtins_range = range  # histogramdd takes a parameter named range
 
 from .. import _dtype as D
 from .._errors import dtype_title
-from ._meta import reduce_meta
 from ._registry import TensorMeta, primitive
 from .indexing import scatter
-from .reduction import max_dim
+from .reduction import _select, _value_index_meta, max_dim
 
 _I64 = np.int64
 
@@ -101,18 +100,6 @@ def _(grads, out1, *, a_shape, dim):
 
 
 # ----------------------------------------------------------------------------- kthvalue / mode / nanmedian
-def _select(a, idx, dim, keepdim):
-    vals = np.take_along_axis(a, idx, axis=dim)
-    if not keepdim:
-        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
-    return vals, idx
-
-
-def _value_index_meta(a, dim, keepdim):
-    m = reduce_meta(a, (dim,) if a.dim() else None, keepdim, a.dtype)
-    return m, TensorMeta(m.shape, D.int64)
-
-
 def _nonempty_dim_meta(name, a, dim, keepdim):
     """``_value_index_meta`` for ops that need a non-empty ``dim`` (mode, nanmedian)."""
     if a.dim() and a.shape[dim] == 0:
