@@ -295,19 +295,25 @@ def _lower_median(a, dim):
     return idx
 
 
-@primitive("median_all", kind="reduction", node_name="MedianBackward0")
-def median_all(a):
-    if a.size == 0:  # torch gives NaN (the lowest value for integers)
+def _median_of_all(a, lower_median):
+    """The median of all of ``a`` at the index ``lower_median(flat, 0)`` picks; an empty ``a``
+    gives NaN (the lowest value for integers), as torch does."""
+    if a.size == 0:
         return np.array(np.nan if a.dtype.kind in "fc" else np.iinfo(a.dtype).min, a.dtype)
     flat = a.reshape(-1)
-    return flat[_lower_median(flat, 0)[0]].copy()
+    return flat[lower_median(flat, 0)[0]].copy()
 
 
-@median_all.meta
-def _(a):
+def _median_of_all_meta(a):
     return TensorMeta((), a.dtype)
 
 
+@primitive("median_all", kind="reduction", node_name="MedianBackward0")
+def median_all(a):
+    return _median_of_all(a, _lower_median)
+
+
+median_all.meta(_median_of_all_meta)
 median_all.derivative(_max_all_grad)
 
 

@@ -16,7 +16,7 @@ from .. import _dtype as D
 from .._errors import dtype_title
 from ._registry import TensorMeta, primitive
 from .indexing import scatter
-from .reduction import _select, _value_index_meta, max_dim
+from .reduction import _median_of_all, _median_of_all_meta, _select, _value_index_meta, max_dim
 
 _I64 = np.int64
 
@@ -203,15 +203,10 @@ nanmedian_dim.derivative(max_dim.backward)
 
 @primitive("nanmedian_all", kind="reduction", node_name="NanmedianBackward0")
 def nanmedian_all(a):
-    if a.size == 0:
-        return np.array(np.nan if a.dtype.kind in "fc" else np.iinfo(a.dtype).min, a.dtype)
-    flat = a.reshape(-1)
-    return flat[_nan_lower_median(flat, 0)[0]].copy()
+    return _median_of_all(a, _nan_lower_median)
 
 
-@nanmedian_all.meta
-def _(a):
-    return TensorMeta((), a.dtype)
+nanmedian_all.meta(_median_of_all_meta)
 
 
 @nanmedian_all.derivative
