@@ -155,7 +155,9 @@ def test_interrupting_the_main_process_leaves_no_orphans(sig):
     pids = [int(x) for x in p.stdout.readline().split()]
     assert len(pids) == 2
     os.killpg(p.pid, sig) if sig == signal.SIGINT else os.kill(p.pid, sig)  # Ctrl-C hits the whole group
-    p.communicate(timeout=30)
+    # a hang detector, not a timing target: shutdown waits at most a few status intervals, but
+    # one fresh-clone run under load took over 30 s here once (not reproduced alone)
+    p.communicate(timeout=90)
     assert all(_gone(w) for w in pids), "orphan worker processes"
     time.sleep(0.2)
     assert _leftovers(p.pid) == []
