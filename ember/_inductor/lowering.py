@@ -69,29 +69,26 @@ def _compute_dtype(L, *vals) -> np.dtype:
 
 
 # ------------------------------------------------------------------------------ pointwise rules
+def _with_alpha(L, a, x, y, sym):
+    """``x sym alpha * y`` (add, sub, rsub): alpha folded away when it is 1."""
+    al = a.get("alpha", 1)
+    fmt = "({} %s {})" % sym if al == 1 else "({} %s %s * {})" % (sym, const_str(al, L.dtype()))
+    return _binary(L, x, y, fmt)
+
+
 @register_lowering("aten.add.Tensor", "aten.add.Scalar")
 def _add(L, a):
-    al = a.get("alpha", 1)
-    if al == 1:
-        return _binary(L, a["self"], a["other"], "({} + {})")
-    c = const_str(al, L.dtype())
-    return _binary(L, a["self"], a["other"], "({} + %s * {})" % c)
+    return _with_alpha(L, a, a["self"], a["other"], "+")
 
 
 @register_lowering("aten.sub.Tensor", "aten.sub.Scalar")
 def _sub(L, a):
-    al = a.get("alpha", 1)
-    if al == 1:
-        return _binary(L, a["self"], a["other"], "({} - {})")
-    c = const_str(al, L.dtype())
-    return _binary(L, a["self"], a["other"], "({} - %s * {})" % c)
+    return _with_alpha(L, a, a["self"], a["other"], "-")
 
 
 @register_lowering("aten.rsub.Scalar", "aten.rsub.Tensor")
 def _rsub(L, a):
-    al = a.get("alpha", 1)
-    fmt = "({} - {})" if al == 1 else "({} - %s * {})" % const_str(al, L.dtype())
-    return _binary(L, a["other"], a["self"], fmt)
+    return _with_alpha(L, a, a["other"], a["self"], "-")
 
 
 @register_lowering("aten.mul.Tensor", "aten.mul.Scalar")
