@@ -30,7 +30,7 @@ CODEGEN_VERSION = "1"
 _MODULES: dict = {}
 _NUMBA = []
 # counters the tests and benchmarks read (torch has torch._inductor.metrics)
-stats = {"modules_written": 0, "modules_loaded": 0, "numba_fallbacks": 0}
+stats = {"modules_written": 0, "modules_loaded": 0, "numba_fallbacks": 0, "quick_loads": 0}
 
 
 def numba_available() -> bool:
@@ -100,20 +100,88 @@ def load_source(src: str):
         raise
     stats["modules_loaded"] += 1
     _MODULES[key] = mod
+    if config.quick_load and sys.modules.get("numba") is not None:
+        from numba.core.dispatcher import Dispatcher
+        for v in list(mod.__dict__.values()):
+            if isinstance(v, Dispatcher) and hasattr(v._cache, "_cache_file"):  # cache=True
+                _quick_load(v)
     return mod
+
+
+_QUICK: list = []  # [target context] once Numba's runtime is set up for quick loads; [None]: off
+
+
+def _quick_load(disp) -> int:
+    """Load ``disp``'s machine code from Numba's disk cache *without* Numba's full target refresh.
+
+    Numba's own first cache load imports every implementation registry (and SciPy's linalg for
+    BLAS), ~0.35 s of CPU per process here, although loading machine code needs only the NRT and
+    the C helpers. This adds the cached overloads whose index key matches this function's
+    bytecode and this machine, exactly as ``Dispatcher.compile`` does on a cache hit; any other
+    signature still compiles (or loads) through Numba's normal path. Uses Numba internals, so any
+    error switches it off for the process (the normal path then runs). Returns overloads added.
+    """
+    if _QUICK and _QUICK[0] is None:
+        return 0
+    try:
+        if not _QUICK:
+            from numba.core.registry import cpu_target
+            from numba.core.runtime import rtsys
+            ctx = cpu_target.target_context
+            rtsys.initialize(ctx)
+            _QUICK.append(ctx)
+        ctx = _QUICK[0]
+        cache = disp._cache
+        index = cache._cache_file._load_index()
+        if not index:
+            return 0
+        codegen, n = ctx.codegen(), 0
+        for key in index:
+            sig = key[0]
+            if tuple(sig) in disp.overloads or cache._index_key(sig, codegen) != key:
+                continue
+            cres = cache._load_overload(sig, ctx)
+            if cres is None or cres.objectmode:
+                continue
+            ctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+            disp.add_overload(cres)
+            disp._cache_hits[sig] += 1
+            n += 1
+        stats["quick_loads"] += n
+        return n
+    except Exception as e:  # noqa: BLE001  (Numba internals changed: use the normal path)
+        _QUICK[:] = [None]
+        warnings.warn(f"ember._inductor: quick loading of cached kernels is off ({type(e).__name__}: "
+                      f"{e}); Numba's normal cache path runs", RuntimeWarning, stacklevel=2)
+        return 0
 
 
 class Kernel:
     """A generated kernel: the Numba function, and the NumPy function run when Numba is missing or
-    the Numba one fails to compile (one warning, then NumPy for that kernel)."""
+    the Numba one fails to compile (one warning, then NumPy for that kernel). The NumPy module is
+    loaded only when it runs (one module import less per kernel on the Numba path)."""
 
-    __slots__ = ("name", "fn", "numpy_fn", "numba_fn", "source")
+    __slots__ = ("name", "fn", "numba_fn", "_numpy_fn", "source", "numpy_source", "key",
+                 "arg_types")
 
-    def __init__(self, name: str, numba_fn, numpy_fn, source: str) -> None:
-        self.name, self.numba_fn, self.numpy_fn, self.source = name, numba_fn, numpy_fn, source
-        self.fn = self._first if numba_fn is not None else numpy_fn
+    def __init__(self, name: str, numba_fn, numpy_fn, source: str, numpy_source: str | None = None,
+                 key: str | None = None) -> None:
+        self.name, self.numba_fn, self._numpy_fn, self.source = name, numba_fn, numpy_fn, source
+        self.numpy_source = numpy_source
+        self.key = key            # the Numba module's source key (``source_key``)
+        self.arg_types = None     # predicted argument types (compile workers), or None
+        self.fn = self._first if numba_fn is not None else self.numpy_fn
+
+    @property
+    def numpy_fn(self):
+        if self._numpy_fn is None:
+            self._numpy_fn = load_source(self.numpy_source).__dict__[self.name]
+        return self._numpy_fn
 
     def _first(self, *args):
+        hook = claim_hook
+        if hook is not None:
+            hook(self)  # a compile worker may be building (or have built) this kernel
         try:
             out = self.numba_fn(*args)
         except Exception as e:  # a typing/lowering error of this kernel only
@@ -124,7 +192,7 @@ class Kernel:
                           "running its NumPy version", RuntimeWarning, stacklevel=3)
             stats["numba_fallbacks"] += 1
             self.fn = self.numpy_fn
-            return self.numpy_fn(*args)
+            return self.fn(*args)
         self.fn = self.numba_fn
         return out
 
@@ -138,6 +206,23 @@ class Kernel:
             return (0, 0)
         return (sum(st.cache_hits.values()), sum(st.cache_misses.values()))
 
+    def needs_compile(self) -> bool:
+        """Whether this kernel's Numba code is neither compiled in this process nor in the disk
+        cache (no index file next to its module)."""
+        if self.numba_fn is None or self.fn != self._first or self.numba_fn.overloads:
+            return False
+        d = os.path.join(kernel_dir(), "__pycache__")
+        stem = f"k_{self.key}.{self.name}-"
+        try:
+            return not any(f.startswith(stem) and f.endswith(".nbi") for f in os.listdir(d))
+        except FileNotFoundError:
+            return True
+
+
+# set by ``compile_worker`` while a worker may compile kernels: called with a ``Kernel`` before its
+# first (compiling) call; it returns once the kernel is in the disk cache or left to this process
+claim_hook = None
+
 
 def _is_numba_error(e: Exception) -> bool:
     mod = type(e).__module__ or ""
@@ -149,11 +234,12 @@ _LOADED: list = []
 
 def load_kernel(name: str, numba_src: str | None, numpy_src: str) -> Kernel:
     """A ``Kernel`` from the two generated sources (each defines a function called ``name``)."""
-    numpy_fn = load_source(numpy_src).__dict__[name]
-    numba_fn = None
     if numba_src is not None and numba_available():
-        numba_fn = load_source(numba_src).__dict__[name]
-    k = Kernel(name, numba_fn, numpy_fn, numba_src or numpy_src)
+        mod = load_source(numba_src)
+        k = Kernel(name, mod.__dict__[name], None, numba_src, numpy_src,
+                   key=mod.__name__.rsplit("k_", 1)[1])
+    else:
+        k = Kernel(name, None, load_source(numpy_src).__dict__[name], numpy_src, numpy_src)
     _LOADED.append(k)
     return k
 

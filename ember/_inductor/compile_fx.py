@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 from .._functorch.aot_autograd import aot_module_simplified
+from . import codecache, compile_worker
 from .codegen.wrapper import WrapperCodegen
 from .graph import GraphLowering
 from .scheduler import schedule
@@ -28,6 +29,7 @@ def compile_fx_inner(gm, example_inputs):
     items = schedule(L.buffers)
     gen = WrapperCodegen(L, items)
     fn, src = gen.load()
+    compile_worker.submit([v for v in gen.globals.values() if isinstance(v, codecache.Kernel)])
     fn._boxed_call = True
     fn.wrapper_source = src
     fn.kernel_sources = gen.kernel_sources

@@ -106,6 +106,7 @@ class GraphLowering:
                 if isinstance(val, TensorBase):
                     b = Buffer("input", tuple(val.shape), _np_dtype(val), [], index=len(self.inputs),
                                name=node.name)
+                    b.strides = tuple(val.stride())  # element strides (compile_worker's types)
                 else:
                     b = Buffer("input", (), None, [], index=len(self.inputs), name=node.name)
                 self.inputs.append(self.add(b))

@@ -29,6 +29,7 @@ import numpy as np
 from ..._dtype import FROM_NP
 from ..._tensor_base import wrap
 from .. import codecache, config, metrics
+from ..compile_worker import predict_arg_types
 from ..ir import Buffer
 from ..scheduler import FusedGroup
 from .kernel import KernelSpec
@@ -204,6 +205,8 @@ class WrapperCodegen:
             args.append(f"{b.name}.reshape({R}, {C})" if mode == "full" else
                         f"{b.name}.reshape({R})")
         args += [str(R), str(C)]
+        if kern.numba_fn is not None:  # for a compile worker (see compile_worker)
+            kern.arg_types = predict_arg_types(spec, R, C, self.owner)
         ln.append(f"    {kname}({', '.join(args)})")
 
     def load(self):
