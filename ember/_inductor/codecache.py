@@ -101,59 +101,66 @@ def load_source(src: str):
     stats["modules_loaded"] += 1
     _MODULES[key] = mod
     if config.quick_load and sys.modules.get("numba") is not None:
-        from numba.core.dispatcher import Dispatcher
         for v in list(mod.__dict__.values()):
-            if isinstance(v, Dispatcher) and hasattr(v._cache, "_cache_file"):  # cache=True
-                _quick_load(v)
+            quick_loading(v)
     return mod
 
 
-_QUICK: list = []  # [target context] once Numba's runtime is set up for quick loads; [None]: off
+_QUICK: list = []  # [True] once Numba's runtime is set up for quick loads; [False]: off
 
 
-def _quick_load(disp) -> int:
-    """Load ``disp``'s machine code from Numba's disk cache *without* Numba's full target refresh.
+def quick_loading(disp) -> bool:
+    """Let the Numba dispatcher ``disp`` (``cache=True``) load machine code from the disk cache
+    *without* Numba's full target refresh; True when installed.
 
-    Numba's own first cache load imports every implementation registry (and SciPy's linalg for
-    BLAS), ~0.35 s of CPU per process here, although loading machine code needs only the NRT and
-    the C helpers. This adds the cached overloads whose index key matches this function's
-    bytecode and this machine, exactly as ``Dispatcher.compile`` does on a cache hit; any other
-    signature still compiles (or loads) through Numba's normal path. Uses Numba internals, so any
-    error switches it off for the process (the normal path then runs). Returns overloads added.
+    Numba refreshes its target context before every cache lookup; the first refresh in a process
+    imports every implementation registry (and SciPy's linalg for BLAS): ~0.35 s of CPU here,
+    although loading cached machine code needs only the runtime (NRT) and the C helpers, set up
+    when the context is created. The dispatcher's own cache object gets a ``load_overload`` that
+    loads without the refresh; on a miss (or any error: Numba internals changed) it calls Numba's
+    original method, which refreshes and so prepares the compilation that follows. Only ember's
+    own dispatchers are touched; Numba itself is not patched.
     """
-    if _QUICK and _QUICK[0] is None:
-        return 0
-    try:
-        if not _QUICK:
-            from numba.core.registry import cpu_target
-            from numba.core.runtime import rtsys
-            ctx = cpu_target.target_context
-            rtsys.initialize(ctx)
-            _QUICK.append(ctx)
-        ctx = _QUICK[0]
-        cache = disp._cache
-        index = cache._cache_file._load_index()
-        if not index:
-            return 0
-        codegen, n = ctx.codegen(), 0
-        for key in index:
-            sig = key[0]
-            if tuple(sig) in disp.overloads or cache._index_key(sig, codegen) != key:
-                continue
-            cres = cache._load_overload(sig, ctx)
-            if cres is None or cres.objectmode:
-                continue
-            ctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
-            disp.add_overload(cres)
-            disp._cache_hits[sig] += 1
-            n += 1
-        stats["quick_loads"] += n
-        return n
-    except Exception as e:  # noqa: BLE001  (Numba internals changed: use the normal path)
-        _QUICK[:] = [None]
-        warnings.warn(f"ember._inductor: quick loading of cached kernels is off ({type(e).__name__}: "
-                      f"{e}); Numba's normal cache path runs", RuntimeWarning, stacklevel=2)
-        return 0
+    cache = getattr(disp, "_cache", None)
+    if cache is None or not hasattr(cache, "_cache_file") or "load_overload" in vars(cache):
+        return False
+    original = cache.load_overload
+
+    def load_overload(sig, target_context):
+        cres = None
+        if not _QUICK or _QUICK[0]:
+            try:
+                if not _QUICK:
+                    from numba.core.runtime import rtsys
+                    rtsys.initialize(target_context)
+                    _QUICK.append(True)
+                with cache._guard_against_spurious_io_errors():
+                    cres = cache._load_overload(sig, target_context)
+            except Exception as e:  # noqa: BLE001
+                _QUICK[:] = [False]
+                warnings.warn(f"ember._inductor: quick loading of cached kernels is off "
+                              f"({type(e).__name__}: {e}); Numba's own cache path runs",
+                              RuntimeWarning, stacklevel=2)
+        if cres is None:
+            return original(sig, target_context)
+        stats["quick_loads"] += 1
+        return cres
+    cache.load_overload = load_overload
+    return True
+
+
+def quick_load_eager_kernels() -> None:
+    """``quick_loading`` for the Numba kernels of ember's eager ops (layer norm, ...), which a
+    compiled graph may call as externs."""
+    if not config.quick_load or not numba_available():
+        return
+    import importlib
+    for name in ("ember._primitives._nn_kernels", "ember._quantized._int8_kernels"):
+        mod = sys.modules.get(name)
+        if mod is None and name.endswith("_nn_kernels"):
+            mod = importlib.import_module(name)
+        for v in list(vars(mod).values()) if mod is not None else ():
+            quick_loading(v)
 
 
 class Kernel:

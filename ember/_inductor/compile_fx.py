@@ -25,6 +25,7 @@ __all__ = ["compile_fx", "compile_fx_inner"]
 
 def compile_fx_inner(gm, example_inputs):
     """One aten graph -> a boxed callable ``call(args)`` running its generated code."""
+    codecache.quick_load_eager_kernels()
     L = GraphLowering(gm).run()
     items = schedule(L.buffers)
     gen = WrapperCodegen(L, items)

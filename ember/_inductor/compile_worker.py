@@ -134,14 +134,48 @@ def _array_type(shape: tuple, strides: tuple, dtype, readonly: bool, newshape: t
     return ("arr", dtype.name, len(newshape), layout, bool(readonly))
 
 
-def _strides_of(d, owner: dict):
-    """Byte strides of buffer ``d``'s array in the wrapper, or None when not known statically."""
+def _strides_of(d, owner: dict, depth: int = 0):
+    """Byte strides of buffer ``d``'s array in the wrapper, or None when not known statically:
+    arrays the wrapper allocates are C-contiguous; inputs, extern results and their items have the
+    traced strides (a guess for externs: a wrong one costs one compilation in this process); a
+    view's are computed by running its NumPy code on a stand-in of its source."""
+    if d.dtype is None:
+        return None
     if owner.get(d) in ("group", "ufunc", "fresh"):
         return _c_strides(d.shape, d.dtype.itemsize)
     st = getattr(d, "strides", None)
-    if d.kind == "input" and st is not None and len(st) == len(d.shape):
+    if d.kind in ("input", "extern", "item") and st is not None and len(st) == len(d.shape):
         return tuple(s * d.dtype.itemsize for s in st)
+    if d.kind == "view" and d.code and len(d.inputs) == 1 and depth < 8:
+        src = d.inputs[0]
+        sst = _strides_of(src, owner, depth + 1)
+        return None if sst is None else _view_strides(d.code, src, sst, d)
     return None
+
+
+def _view_strides(code: str, src, strides: tuple, d):
+    """Strides of ``code`` applied to an array shaped like ``src`` with ``strides``: run on an
+    uninitialised buffer spanning those strides (never read unless the code copies, and then it
+    only reads inside the buffer), so the view's own layout logic decides."""
+    if any(s < 0 for s in strides) or src.dtype != d.dtype:
+        return None
+    span = sum((n - 1) * s for n, s in zip(src.shape, strides) if n > 0) + src.dtype.itemsize
+    if span > 1 << 28 or 0 in src.shape:
+        return None
+    base = np.empty(span, np.uint8)
+    x = np.lib.stride_tricks.as_strided(base[:src.dtype.itemsize].view(src.dtype), src.shape,
+                                        strides, writeable=False)
+    try:
+        y = eval(code.format("_x"), {"np": np, "_x": x})  # noqa: S307  (our own view template)
+    except Exception:  # noqa: BLE001
+        return None
+    if not isinstance(y, np.ndarray) or y.shape != d.shape:
+        return None
+    lo = base.__array_interface__["data"][0]
+    ptr = y.__array_interface__["data"][0]
+    if not lo <= ptr < lo + span:  # the code copied: a fresh C-contiguous array
+        return _c_strides(d.shape, d.dtype.itemsize)
+    return tuple(y.strides)
 
 
 def _broadcast_strides(shape: tuple, strides: tuple, to: tuple) -> tuple:
@@ -163,7 +197,8 @@ def predict_arg_types(spec, R: int, C: int, owner: dict):
         strides = _strides_of(d, owner)
         if strides is None:
             return None
-        shape, ro = d.shape, False
+        # a zero stride is NumPy's broadcasting (expand): such arrays are read-only
+        shape, ro = d.shape, any(st == 0 and n > 1 for n, st in zip(d.shape, strides))
         if mode != "col" and d.shape != shp:  # np.broadcast_to(d, shp): a read-only view
             strides, shape, ro = _broadcast_strides(d.shape, strides, shp), shp, True
         new = {"full": (R, C), "row": (R,), "col": (C,)}[mode]

@@ -93,9 +93,12 @@ class GraphLowering:
 
     def extern(self, call, inputs: list, code: str | None = None, shape=None, dtype=None):
         val = self.node.meta.get("val")
+        strides = None
         if shape is None and isinstance(val, TensorBase):
-            shape, dtype = tuple(val.shape), _np_dtype(val)
-        return self.add(Buffer("extern", shape or (), dtype, inputs, call=call, code=code))
+            shape, dtype, strides = tuple(val.shape), _np_dtype(val), tuple(val.stride())
+        b = self.add(Buffer("extern", shape or (), dtype, inputs, call=call, code=code))
+        b.strides = strides  # the traced layout: a guess at the array's (compile_worker's types)
+        return b
 
     # -- the walk
     def run(self) -> "GraphLowering":
@@ -139,7 +142,9 @@ class GraphLowering:
                 return src[node.args[1]]
             shape = tuple(val.shape) if isinstance(val, TensorBase) else ()
             dtype = _np_dtype(val) if isinstance(val, TensorBase) else None
-            return self.add(Buffer("item", shape, dtype, [src], index=node.args[1]))
+            b = self.add(Buffer("item", shape, dtype, [src], index=node.args[1]))
+            b.strides = tuple(val.stride()) if isinstance(val, TensorBase) else None
+            return b
         name = str(node.target)
         rule = LOWERINGS.get(name)
         if rule is not None:
