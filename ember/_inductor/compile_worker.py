@@ -39,7 +39,7 @@ import numpy as np
 
 from . import codecache, config
 
-__all__ = ["predict_arg_types", "submit", "workers_enabled", "shutdown", "stats"]
+__all__ = ["predict_arg_types", "submit", "workers_enabled", "wait_idle", "shutdown", "stats"]
 
 stats = {"submitted": 0, "worker_compiled": 0, "claimed_back": 0, "waited": 0.0, "failures": 0,
          "workers_started": 0}
@@ -346,6 +346,22 @@ def submit(kernels: list) -> int:
                                         "path": os.path.join(d, f"k_{k.key}.py"),
                                         "types": k.arg_types})
     return len(new)
+
+
+def wait_idle(timeout: float) -> bool:
+    """Wait until the worker has no queued or running kernel (at most ``timeout`` seconds);
+    True when it is idle (or there is none)."""
+    w = _WORKER[0] if _WORKER else None
+    if w is None:
+        return True
+    end = time.monotonic() + timeout
+    with w.cv:
+        while w.alive and any(st in ("queued", "started") for st in w.state.values()):
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            w.cv.wait(left)
+    return True
 
 
 def shutdown() -> None:
