@@ -4,8 +4,10 @@ torch.compile, one process, one thread.
 Workloads: the seed MLP step (800x10 -> 64 -> 32 -> 1, MSE, Adam), a LeNet-5 step (batch 64,
 cross-entropy, Adam), the GPT-style step (n_layer 4, n_head 4, n_embd 128, block 64, batch 8,
 Adam), ``gelu_tanh(x*a + b)*c - d`` on 4M float32, a row softmax and a layer norm (4096x1024);
-then the MLP step's cold compile (fresh kernel cache, new process) and warm compile (second process
-with that cache: capture and lowering run again, kernels load from disk).
+then the cold compile (fresh kernel cache, new process) and warm compile (second process with that
+cache: capture and lowering run again, kernels load from disk) of the MLP, LeNet and GPT steps, as
+wall and CPU seconds of the first step, medians of ``--compile-reps`` (``--workers N`` sets the
+compile workers of the cold runs; ``--only compile`` runs just this table).
 
 "compiled" = ``ember.compile(loss_fn)`` (forward + loss; backward through AOT autograd) with the
 optimizer given by ``--optim`` (``fused``: ``Adam(fused=True)``, one generated kernel per dtype);
@@ -19,7 +21,9 @@ chain at least torch.compile's throughput; cold compile <= 3 s, warm <= 0.3 s.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -133,32 +137,64 @@ def fmt(v, base=None):
 
 
 COLD = """
-import sys, time
-t0 = time.perf_counter()
+import json, os, resource, sys, time
 sys.path.insert(0, {root!r}); sys.path.insert(0, {bench!r})
 import compile_kernels as ck
 import ember
-step = ck.make_step(ember, "mlp", "compiled", {optim!r})
-t1 = time.perf_counter()
+step = ck.make_step(ember, {task!r}, "compiled", {optim!r})
+w0, c0 = time.perf_counter(), time.process_time()
 step()
-t2 = time.perf_counter()
-from ember._inductor import codecache
-print(f"{{t2 - t1:.3f}} {{t1 - t0:.3f}} {{codecache.stats['modules_written']}}")
+w1, c1 = time.perf_counter(), time.process_time()
+from ember._inductor import codecache, compile_worker
+compile_worker.shutdown()
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+st = codecache.numba_cache_stats()
+print(json.dumps(dict(wall=w1 - w0, cpu=c1 - c0, worker_cpu=ru.ru_utime + ru.ru_stime,
+                      written=codecache.stats["modules_written"], compiled=st["misses"],
+                      loaded=st["hits"], by_worker=compile_worker.stats["worker_compiled"])))
 """
 
 
-def compile_times(optim):
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, EMBER_CACHE=cache)
-        code = COLD.format(root=os.path.join(HERE, ".."), bench=HERE, optim=optim)
-        out = []
-        for _ in range(2):
-            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                               text=True, timeout=600)
-            if r.returncode:
-                raise RuntimeError(r.stderr)
-            out.append(r.stdout.split())
+def compile_times(task, optim, reps=3, workers=None):
+    """[(cold, warm)] * reps for ``task``'s first compiled step: each rep a fresh kernel cache, a
+    new process (cold), then a second new process with that cache (warm). Each entry is the
+    child's dict: wall / CPU seconds of the first step (capture, AOT, lowering, codegen, kernel
+    compile or load, the step itself), worker_cpu (compile workers), kernel counts."""
+    out = []
+    for _ in range(reps):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, EMBER_CACHE=cache)
+            if workers is not None:
+                env["EMBER_COMPILE_WORKERS"] = str(workers)
+            code = COLD.format(root=os.path.join(HERE, ".."), bench=HERE, optim=optim, task=task)
+            pair = []
+            for _ in range(2):
+                r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                   text=True, timeout=900)
+                if r.returncode:
+                    raise RuntimeError(r.stderr)
+                pair.append(json.loads(r.stdout.strip().splitlines()[-1]))
+            out.append(tuple(pair))
     return out
+
+
+def print_compile_table(optim, reps, workers) -> None:
+    print(f"\nfirst compiled step (capture + AOT + lowering + codegen + kernel compile/load + "
+          f"the step), median of {reps}; load average {os.getloadavg()[0]:.1f}; compile workers: "
+          f"{'auto (on outside pytest)' if workers is None else workers}")
+    print(f"{'workload':<12}{'cold wall':>11}{'cold cpu':>10}{'+worker cpu':>12}"
+          f"{'warm wall':>11}{'warm cpu':>10}   kernels (cold: compiled here / by worker; "
+          "warm: loaded, compiled)")
+    med = statistics.median
+    for task in ("mlp", "lenet", "gpt"):
+        runs = compile_times(task, optim, reps, workers)
+        cold, warm = [r[0] for r in runs], [r[1] for r in runs]
+        print(f"{task + ' step':<12}{med(c['wall'] for c in cold):>10.2f}s"
+              f"{med(c['cpu'] for c in cold):>9.2f}s{med(c['worker_cpu'] for c in cold):>11.2f}s"
+              f"{med(w['wall'] for w in warm):>10.2f}s{med(w['cpu'] for w in warm):>9.2f}s   "
+              f"{cold[-1]['compiled']} / {cold[-1]['by_worker']}; "
+              f"{warm[-1]['loaded']}, {warm[-1]['compiled']}")
+    print("targets (MLP step): cold <= 3 s, warm <= 0.3 s")
 
 
 def main() -> None:
@@ -167,6 +203,9 @@ def main() -> None:
     p.add_argument("--only", nargs="*")
     p.add_argument("--optim", default="fused", choices=("fused", "plain"))
     p.add_argument("--no-torch-compile", action="store_true")
+    p.add_argument("--compile-reps", type=int, default=3)
+    p.add_argument("--workers", type=int, default=None,
+                   help="compile workers for the cold runs (default: ember's automatic choice)")
     args = p.parse_args()
     import torch
 
@@ -206,12 +245,7 @@ def main() -> None:
                     tc = timed(lambda: ct(*ins_t), args.steps)
             print(f"{name:<24}{fmt(ee, te)}{fmt(ec, te)}{fmt(te)}{fmt(tc, te) if not isinstance(tc, str) else fmt(tc)}")
     if "compile" in want:
-        (cold, imp0, written0), (warm, imp1, written1) = compile_times(args.optim)
-        print(f"MLP step compile (first call minus nothing else; imports {imp0}s / {imp1}s "
-              "not included): "
-              f"cold {cold} s ({written0} kernel modules written), warm {warm} s "
-              f"({written1} written)")
-
+        print_compile_table(args.optim, args.compile_reps, args.workers)
 
 if __name__ == "__main__":
     main()

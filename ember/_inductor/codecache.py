@@ -17,6 +17,7 @@ Example:
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import importlib.util
 import os
@@ -189,6 +190,9 @@ class Kernel:
         hook = claim_hook
         if hook is not None:
             hook(self)  # a compile worker may be building (or have built) this kernel
+        paused = gc.isenabled()
+        if paused:  # Numba's compilation allocates many objects: no collections meanwhile
+            gc.disable()
         try:
             out = self.numba_fn(*args)
         except Exception as e:  # a typing/lowering error of this kernel only
@@ -200,6 +204,9 @@ class Kernel:
             stats["numba_fallbacks"] += 1
             self.fn = self.numpy_fn
             return self.fn(*args)
+        finally:
+            if paused:
+                gc.enable()
         self.fn = self.numba_fn
         return out
 

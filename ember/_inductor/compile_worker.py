@@ -100,14 +100,17 @@ while True:
 
 
 def workers_enabled() -> bool:
-    """``config.compile_workers`` (or ``EMBER_COMPILE_WORKERS``) > 0; by default on outside
-    pytest when Numba is there and the machine has more than one core."""
+    """``config.compile_workers`` (or ``EMBER_COMPILE_WORKERS``) > 0; by default (``None``) on
+    outside pytest when Numba is there and the machine has a core to spare (load average below
+    the core count minus one: a worker competing for a busy core only adds its start-up)."""
     n = config.compile_workers
     env = os.environ.get("EMBER_COMPILE_WORKERS")
     if env is not None and env != "":
         n = int(env)
-    if n is None:
-        n = 0 if ("PYTEST_CURRENT_TEST" in os.environ or (os.cpu_count() or 1) < 2) else 1
+    if n is None:  # a worker pays off only on an idle core
+        cores = os.cpu_count() or 1
+        n = 0 if ("PYTEST_CURRENT_TEST" in os.environ or cores < 2
+                  or os.getloadavg()[0] > cores - 1) else 1
     return n > 0 and codecache.numba_available()
 
 

@@ -8,7 +8,7 @@ fuses them into the Numba kernels; ``False`` never does.
 call costs more than the maths).
 ``use_numba``: ``False`` runs every kernel as generated NumPy code.
 ``compile_workers``: compile new kernels in a worker process (``None``: on outside pytest with
-more than one core; ``EMBER_COMPILE_WORKERS`` overrides); ``worker_min_kernels`` new kernels in one
+a spare core; ``EMBER_COMPILE_WORKERS`` overrides); ``worker_min_kernels`` new kernels in one
 graph start it; ``compile_worker_timeout`` seconds per kernel before it is killed (the kernel then
 compiles in this process); ``compile_worker_idle`` seconds without work before it exits.
 ``quick_load``: load cached Numba machine code without Numba's full registry refresh
@@ -32,7 +32,7 @@ reuse_buffers = True  # a kernel may write its output into a dead input of the s
 boundscheck = os.environ.get("EMBER_BOUNDSCHECK", "0") == "1"
 compile_workers = None
 quick_load = True
-worker_min_kernels = 2
+worker_min_kernels = 4  # a worker's start-up (Numba import) costs ~4 kernel compilations
 compile_worker_timeout = 120.0
 compile_worker_idle = 60.0
 cache_dir = None  # None: $EMBER_CACHE, else the user cache dir
