@@ -225,7 +225,8 @@ class Kernel:
         cache (no index file next to its module)."""
         if self.numba_fn is None or self.fn != self._first or self.numba_fn.overloads:
             return False
-        d = os.path.join(kernel_dir(), "__pycache__")
+        d = getattr(getattr(self.numba_fn, "_cache", None), "_cache_path", None) or \
+            os.path.join(kernel_dir(), "__pycache__")  # Numba's own choice (NUMBA_CACHE_DIR)
         stem = f"k_{self.key}.{self.name}-"
         try:
             return not any(f.startswith(stem) and f.endswith(".nbi") for f in os.listdir(d))
