@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import importlib.util
+import marshal
 import os
 import sys
 import tempfile
@@ -68,16 +69,36 @@ def source_key(src: str) -> str:
     return hashlib.sha256((_version_tag() + "\n" + src).encode()).hexdigest()[:16]
 
 
-def _write_atomic(path: str, src: str) -> None:
+def _write_atomic(path: str, src) -> None:
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "wb" if isinstance(src, bytes) else "w") as f:
             f.write(src)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _code_object(path: str, src: str):
+    """The compiled ``src`` of the kernel file ``path``, kept next to it as ``.code`` (marshal;
+    behind the interpreter's bytecode magic number), so a warm start compiles no kernel source even
+    under ``PYTHONDONTWRITEBYTECODE`` (which stops the import system's own ``.pyc`` files)."""
+    cpath, magic = path[:-3] + ".code", importlib.util.MAGIC_NUMBER
+    try:
+        with open(cpath, "rb") as f:
+            data = f.read()
+        if data[:len(magic)] == magic:
+            return marshal.loads(data[len(magic):])
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    code = compile(src, path, "exec")
+    try:
+        _write_atomic(cpath, magic + marshal.dumps(code))
+    except OSError:
+        pass
+    return code
 
 
 def load_source(src: str):
@@ -95,7 +116,7 @@ def load_source(src: str):
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod  # before exec: Numba's cache locates the module by name
     try:
-        spec.loader.exec_module(mod)
+        exec(_code_object(path, src), mod.__dict__)  # noqa: S102  (our generated kernel)
     except BaseException:
         del sys.modules[name]
         raise

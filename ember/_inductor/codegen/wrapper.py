@@ -82,13 +82,16 @@ class WrapperCodegen:
             else:
                 ln.append(f"    {b.name} = args[{b.index}]")
         ln.append("    args.clear()")
+        dies: dict = {}  # item index -> buffers last read there (one pass, not one per item)
+        for d, j in last.items():
+            if d not in outputs and d.kind != "input":
+                dies.setdefault(j, []).append(d)
         for i, it in enumerate(self.items):
             if isinstance(it, FusedGroup):
                 self._group(it, i)
             else:
                 self._single(it, i)
-            dead = sorted({d.name for d, j in last.items() if j == i and d not in outputs
-                           and d.kind != "input"} - self.unstored)
+            dead = sorted({d.name for d in dies.get(i, ())} - self.unstored)
             if dead:
                 ln.append(f"    del {', '.join(dead)}")
         ln.append(f"    return {self._out_expr(L.outputs)}")
