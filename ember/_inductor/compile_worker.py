@@ -109,8 +109,11 @@ def workers_enabled() -> bool:
         n = int(env)
     if n is None:  # a worker pays off only on an idle core
         cores = os.cpu_count() or 1
-        n = 0 if ("PYTEST_CURRENT_TEST" in os.environ or cores < 2
-                  or os.getloadavg()[0] > cores - 1) else 1
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # not on every platform
+            load = 0.0
+        n = 0 if ("PYTEST_CURRENT_TEST" in os.environ or cores < 2 or load > cores - 1) else 1
     return n > 0 and codecache.numba_available()
 
 
