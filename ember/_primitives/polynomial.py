@@ -2,7 +2,8 @@
 shifted forms, Hermite H/He, Laguerre L and Legendre P, as pointwise primitives ``op(x, n)``.
 
 ``n`` is truncated to an integer; ``n < 0`` gives 0. Values come from the three-term recurrence in
-the computation dtype; like torch, Chebyshev polynomials use the closed trigonometric forms for
+the computation dtype, each multiply-subtract rounded once as torch's fused multiply-add (float32
+results agree bit for bit); like torch, Chebyshev polynomials use the closed trigonometric forms for
 ``|x| < 1`` once ``n > 6`` and exact values at ``x = +-1``. torch differentiates none of them (its
 outputs never require grad), so no derivative is registered.
 """
@@ -54,6 +55,14 @@ def _recurrence(x, n, dt, first, step, pick=None):
     return out
 
 
+def _fms(a, b, c):
+    """``a * b - c`` rounded once, as torch's fused multiply-add does: float32 operands are exact
+    products in float64 (48 bits) and round once to float32; float64 ones round twice."""
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b - c).astype(np.float32)
+    return a * b - c
+
+
 def _parity(n):
     return np.where(n % 2 == 0, 1, -1)
 
@@ -62,7 +71,7 @@ def _chebyshev(x, n, dt, kind):
     """Chebyshev polynomials of the four kinds (``kind`` in 'tuvw')."""
     first = {"t": lambda v: v, "u": lambda v: 2 * v, "v": lambda v: 2 * v - 1,
              "w": lambda v: 2 * v + 1}[kind]
-    out = _recurrence(x, n, dt, first, lambda k, v, p, q: 2 * v * p - q)
+    out = _recurrence(x, n, dt, first, lambda k, v, p, q: _fms(2 * v, p, q))
     ok = n >= 0
     one = ok & (x == 1)
     mone = ok & (x == -1)
@@ -100,20 +109,24 @@ def _kernel_chebyshev(kind, shifted):
 def _hermite_h(x, n):
     x, n, dt = _operands(x, n)
     with np.errstate(all="ignore"):
-        return _recurrence(x, n, dt, lambda v: 2 * v, lambda k, v, p, q: 2 * v * p - 2 * k * q)
+        return _recurrence(x, n, dt, lambda v: 2 * v,
+                           lambda k, v, p, q: _fms(2 * v, p, (2 * k * q).astype(dt, copy=False)))
 
 
 def _hermite_he(x, n):
     x, n, dt = _operands(x, n)
     with np.errstate(all="ignore"):
-        return _recurrence(x, n, dt, lambda v: v, lambda k, v, p, q: v * p - k * q)
+        return _recurrence(x, n, dt, lambda v: v,
+                           lambda k, v, p, q: _fms(v, p, (k * q).astype(dt, copy=False)))
 
 
 def _laguerre_l(x, n):
     x, n, dt = _operands(x, n)
     with np.errstate(all="ignore"):
+        # torch's grouping: (2k + (1 - x)) * p - k * q, the multiply-subtract fused
         out = _recurrence(x, n, dt, lambda v: 1 - v,
-                          lambda k, v, p, q: ((2 * k + 1 - v) * p - k * q) / (k + 1))
+                          lambda k, v, p, q: _fms((2 * k + (1 - v)).astype(dt, copy=False), p,
+                                                  (k * q).astype(dt, copy=False)) / dt.type(k + 1))
     out[(n >= 0) & (x == 0)] = 1  # L_n(0) = 1
     return out
 
@@ -122,7 +135,8 @@ def _legendre_p(x, n):
     x, n, dt = _operands(x, n)
     with np.errstate(all="ignore"):
         out = _recurrence(x, n, dt, lambda v: v,
-                          lambda k, v, p, q: ((2 * k + 1) * v * p - k * q) / (k + 1))
+                          lambda k, v, p, q: _fms(((2 * k + 1) * v).astype(dt, copy=False), p,
+                                                  (k * q).astype(dt, copy=False)) / dt.type(k + 1))
     ok = n >= 0
     out[ok & (x == 1)] = 1
     mone = ok & (x == -1)
