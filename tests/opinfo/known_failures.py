@@ -44,6 +44,4 @@ KNOWN_FAILURES = {
     'native_batch_norm': 'not in ember yet: ember.native_batch_norm is missing',
     'native_group_norm': 'not in ember yet: ember.native_group_norm is missing',
     'native_layer_norm': 'not in ember yet: ember.native_layer_norm is missing',
-    'special.bessel_j0': "torch evaluates j0(x) for x < -5 with the |x| <= 5 approximation (off by 2e-7); ember's (cephes via scipy) matches mpmath",
-    'special.bessel_y1': 'one float64 value differs by 3.2e-7 absolute; cause not investigated',
 }
