@@ -4,7 +4,8 @@ shifted forms, Hermite H/He, Laguerre L and Legendre P, as pointwise primitives 
 ``n`` is truncated to an integer; ``n < 0`` gives 0. Values come from the three-term recurrence in
 the computation dtype, each multiply-subtract rounded once as torch's fused multiply-add (float32
 results agree bit for bit); like torch, Chebyshev polynomials use the closed trigonometric forms for
-``|x| < 1`` once ``n > 6`` and exact values at ``x = +-1``. torch differentiates none of them (its
+``|x| < 1`` once ``n`` exceeds a per-kind threshold (``_TRIG_FROM``, measured: 6 for T, 8 for U/V/W,
+4 for shifted W) and exact values at ``x = +-1``. torch differentiates none of them (its
 outputs never require grad), so no derivative is registered.
 """
 from __future__ import annotations
@@ -19,7 +20,9 @@ __all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polyno
            "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
            "laguerre_polynomial_l", "legendre_polynomial_p", "POLYNOMIALS"]
 
-_TRIG_FROM = 6  # Chebyshev: closed forms for |x| < 1 when n exceeds this
+# Chebyshev: torch's closed forms for |x| < 1 once n exceeds this, per (kind, shifted) (measured)
+_TRIG_FROM = {("t", False): 6, ("u", False): 8, ("v", False): 8, ("w", False): 8,
+              ("t", True): 6, ("u", True): 6, ("v", True): 6, ("w", True): 4}
 
 
 def _operands(x, n):
@@ -67,8 +70,9 @@ def _parity(n):
     return np.where(n % 2 == 0, 1, -1)
 
 
-def _chebyshev(x, n, dt, kind):
-    """Chebyshev polynomials of the four kinds (``kind`` in 'tuvw')."""
+def _chebyshev(x, n, dt, kind, trig_from):
+    """Chebyshev polynomials of the four kinds (``kind`` in 'tuvw'); closed forms for ``|x| < 1``
+    when ``n > trig_from``."""
     first = {"t": lambda v: v, "u": lambda v: 2 * v, "v": lambda v: 2 * v - 1,
              "w": lambda v: 2 * v + 1}[kind]
     out = _recurrence(x, n, dt, first, lambda k, v, p, q: _fms(2 * v, p, q))
@@ -81,19 +85,25 @@ def _chebyshev(x, n, dt, kind):
                "w": _parity(n)}[kind]
     out[one] = at_one[one]
     out[mone] = at_mone[mone]
-    trig = ok & (np.abs(x) < 1) & (n > _TRIG_FROM)
+    trig = ok & (np.abs(x) < 1) & (n > trig_from)
     if trig.any():
-        th, m = np.arccos(x[trig]), nf[trig]
+        # each elementary step rounded to dt, as torch's scalar float32 code does
+        th, m = _rounded(np.arccos, x[trig]), nf[trig]
         if kind == "t":
-            v = np.cos(m * th)
+            v = _rounded(np.cos, m * th)
         elif kind == "u":
-            v = np.sin((m + 1) * th) / np.sin(th)
-        elif kind == "v":
-            v = np.cos((m + 0.5) * th) / np.cos(th / 2)
+            v = _rounded(np.sin, (m + 1) * th) / _rounded(np.sin, th)
         else:
-            v = np.sin((m + 0.5) * th) / np.sin(th / 2)
+            half, mh = th / dt.type(2), m + dt.type(0.5)
+            v = (_rounded(np.cos, mh * th) / _rounded(np.cos, half) if kind == "v"
+                 else _rounded(np.sin, mh * th) / _rounded(np.sin, half))
         out[trig] = v
     return out
+
+
+def _rounded(fn, a):
+    """``fn(a)`` correctly rounded to ``a``'s dtype (float32 evaluated in float64)."""
+    return fn(a.astype(np.float64)).astype(a.dtype) if a.dtype == np.float32 else fn(a)
 
 
 def _kernel_chebyshev(kind, shifted):
@@ -102,7 +112,7 @@ def _kernel_chebyshev(kind, shifted):
         with np.errstate(all="ignore"):
             if shifted:
                 x = (x + x - 1).astype(dt, copy=False)  # T*_n(x) = T_n(2x - 1)
-            return _chebyshev(x, n, dt, kind)
+            return _chebyshev(x, n, dt, kind, _TRIG_FROM[kind, shifted])
     return kernel
 
 
