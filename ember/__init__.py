@@ -181,3 +181,6 @@ for _k in ("quantized_lstm", "quantized_gru", "quantized_lstm_cell", "quantized_
            "quantized_rnn_relu_cell", "quantized_rnn_tanh_cell"):
     globals()[_k] = _quantized_rnn(_k)
 del _k
+from ._sym_utils import (sym_constrain_range, sym_constrain_range_for_size, sym_float,  # noqa: E402,F401
+                         sym_fresh_size, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt,
+                         sym_sum)  # issue 22: torch's sym_* helpers on concrete numbers
