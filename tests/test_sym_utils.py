@@ -34,3 +34,4 @@ def test_errors(name, args, kwargs):
         getattr(ember, name)(*e_args, **kwargs)
     if isinstance(t_err.value, RuntimeError):
         assert str(e_err.value) == str(t_err.value)
+

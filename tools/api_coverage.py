@@ -23,7 +23,7 @@ OUT_OF_SCOPE = re.compile(
     r"hspmm$|sspaddmm$|ccol_indices|col_indices|crow_indices|row_indices|indices_copy|values_copy|"
     r".*autocast|import_ir|parse_ir|parse_schema|parse_type_comment|merge_type_from|"
     r"unify_type_list|is_vulkan|fork$|wait$|compiled_with_cxx11|profiler_|get_file_path|"
-    r"prepare_multiprocessing|from_file|thread_safe_generator|classproperty|is_distributed|"
+    r"prepare_multiprocessing|from_file|classproperty|is_distributed|"
     r"hash_tensor|segment_reduce|batch_norm_(backward|elemt|gather|stats|update)|"
     r"native_|to_mkldnn|to_sparse|to_padded|is_coalesced|coalesce|dense_dim|sparse_dim|"
     r"_?indices$|values$|to_dense|ccol|crow|col_indices|"
