@@ -9,6 +9,8 @@ import torch
 
 import ember
 
+pytestmark = pytest.mark.filterwarnings("ignore:non-inplace resize")
+
 
 @pytest.mark.parametrize("name,args", [("solve", (2,)), ("symeig", ())])
 def test_removed_functions_raise_like_torch(name, args):
