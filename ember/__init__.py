@@ -164,3 +164,24 @@ del _k, _v
 from ._lobpcg import lobpcg  # noqa: E402  (issue 22)
 from ._quantized.kernels import empty_quantized, quantized_max_pool3d  # noqa: E402  (issue 22)
 from ._quantized.fused_observer import fused_moving_avg_obs_fake_quant  # noqa: E402  (issue 22)
+from ._linalg_utils import solve, symeig  # noqa: E402,F401  (issue 22: removed in torch 1.9, raise)
+
+
+def _quantized_rnn(name):
+    """torch.quantized_lstm/gru and the quantized RNN cells, loading ember.ao on first call."""
+    def fn(*args, **kwargs):
+        from .ao.nn.quantized.dynamic.modules import rnn_functions
+        return getattr(rnn_functions, name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name} (ember.ao.nn.quantized.dynamic.modules.rnn_functions)."
+    return fn
+
+
+for _k in ("quantized_lstm", "quantized_gru", "quantized_lstm_cell", "quantized_gru_cell",  # issue 22
+           "quantized_rnn_relu_cell", "quantized_rnn_tanh_cell"):
+    globals()[_k] = _quantized_rnn(_k)
+del _k
+from ._sym_utils import (sym_constrain_range, sym_constrain_range_for_size, sym_float,  # noqa: E402,F401
+                         sym_fresh_size, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt,
+                         sym_sum)  # issue 22: torch's sym_* helpers on concrete numbers
+from .random import thread_safe_generator  # noqa: E402,F401  (issue 22)

@@ -47,6 +47,32 @@ class TypedStorage:
 
     __len__ = size
 
+    @property
+    def device(self):
+        return self._untyped_storage.device
+
+    def untyped(self) -> UntypedStorage:
+        return self._untyped_storage
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def nbytes(self) -> int:
+        return self._untyped_storage.nbytes()
+
+    def data_ptr(self) -> int:
+        return self._untyped_storage.data_ptr()
+
+    def _values(self) -> np.ndarray:
+        """The elements as a 1-d array of this dtype (a view of the bytes, no copy)."""
+        return self._untyped_storage._bytes[:self.size() * self.dtype.itemsize].view(self.dtype.np)
+
+    def tolist(self) -> list:
+        return self._values().tolist()
+
+    def __getitem__(self, i):
+        return self._values()[i].item()
+
     def __reduce__(self):
         return (TypedStorage, (self._untyped_storage, self.dtype))
 

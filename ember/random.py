@@ -28,7 +28,7 @@ from ._dispatch import wrap
 from ._tensor_base import TensorBase
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "fork_rng"]
+           "set_rng_state", "fork_rng", "thread_safe_generator"]
 
 _MASK = (1 << 64) - 1
 _DEFAULT_SEED = 67280421310721  # torch's seed for a fresh Generator()
@@ -188,3 +188,16 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         yield
     finally:
         set_rng_state(state)
+
+
+def thread_safe_generator() -> "Generator | None":
+    """The generator a DataLoader thread worker should draw from, or None (use the global one).
+
+    torch returns a thread-local generator inside its DataLoader thread workers and None in the
+    main process and in process workers; ember's workers are processes, so this is always None.
+
+    Example:
+        >>> thread_safe_generator() is None
+        True
+    """
+    return None

@@ -276,3 +276,5 @@ LAYERS += [("signal/*", 3), ("masked/*", 4)]
 LAYERS += [("_householder.py", 3), ("_lowrank.py", 3), ("_torch_forms.py", 3),
            ("_higher_order_ops/*", 3), ("_late_methods.py", 4)]
 LAYERS += [("_lobpcg.py", 3)]
+LAYERS += [("_linalg_utils.py", 3)]  # issue 22: torch._linalg_utils (removed functions that raise)
+LAYERS += [("_sym_utils.py", 0)]  # issue 22: torch.sym_* helpers (pure Python)

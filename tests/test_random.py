@@ -341,3 +341,9 @@ def test_dtypes_match_torch():
     for c in cases:
         e, t = c(ember), c(torch)
         assert str(e.dtype) == str(t.dtype) and tuple(e.shape) == tuple(t.shape)
+
+
+def test_thread_safe_generator_outside_thread_workers():
+    # torch: None in the main process and in process workers (ember's only kind of worker)
+    assert torch.thread_safe_generator() is None
+    assert ember.thread_safe_generator() is None and ember.random.thread_safe_generator() is None

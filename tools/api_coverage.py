@@ -3,7 +3,7 @@
 Compares ember with the lists of torch's public names kept in ``tools/torch_api/`` (written once from
 torch by ``tools/make_torch_api.py``), so torch need not be installed. Names tied to a backend or
 feature ember does not model (cuDNN, MKL-DNN, sparse layouts, TorchScript, autocast
-internals, symbolic shapes) are counted apart as out of scope.
+internals) are counted apart as out of scope.
 
 Usage: ``python tools/api_coverage.py [--quiet]`` prints counts, then the missing names.
 """
@@ -21,9 +21,9 @@ import ember  # noqa: E402
 OUT_OF_SCOPE = re.compile(
     r"^(cudnn_|miopen_|mkldnn_|fbgemm_|sparse_|.*_sparse|smm$|hsmm$|dsmm$|saddmm$|spmm$|"
     r"hspmm$|sspaddmm$|ccol_indices|col_indices|crow_indices|row_indices|indices_copy|values_copy|"
-    r".*autocast|sym_|import_ir|parse_ir|parse_schema|parse_type_comment|merge_type_from|"
+    r".*autocast|import_ir|parse_ir|parse_schema|parse_type_comment|merge_type_from|"
     r"unify_type_list|is_vulkan|fork$|wait$|compiled_with_cxx11|profiler_|get_file_path|"
-    r"prepare_multiprocessing|from_file|thread_safe_generator|classproperty|is_distributed|"
+    r"prepare_multiprocessing|from_file|classproperty|is_distributed|"
     r"hash_tensor|segment_reduce|batch_norm_(backward|elemt|gather|stats|update)|"
     r"native_|to_mkldnn|to_sparse|to_padded|is_coalesced|coalesce|dense_dim|sparse_dim|"
     r"_?indices$|values$|to_dense|ccol|crow|col_indices|"

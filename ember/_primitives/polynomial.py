@@ -2,8 +2,10 @@
 shifted forms, Hermite H/He, Laguerre L and Legendre P, as pointwise primitives ``op(x, n)``.
 
 ``n`` is truncated to an integer; ``n < 0`` gives 0. Values come from the three-term recurrence in
-the computation dtype; like torch, Chebyshev polynomials use the closed trigonometric forms for
-``|x| < 1`` once ``n > 6`` and exact values at ``x = +-1``. torch differentiates none of them (its
+the computation dtype, each multiply-subtract rounded once as torch's fused multiply-add (float32
+results agree bit for bit); like torch, Chebyshev polynomials use the closed trigonometric forms for
+``|x| < 1`` once ``n`` exceeds a per-kind threshold (``_TRIG_FROM``, measured: 6 for T, 8 for U/V/W,
+4 for shifted W) and exact values at ``x = +-1``. torch differentiates none of them (its
 outputs never require grad), so no derivative is registered.
 """
 from __future__ import annotations
@@ -18,7 +20,9 @@ __all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polyno
            "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
            "laguerre_polynomial_l", "legendre_polynomial_p", "POLYNOMIALS"]
 
-_TRIG_FROM = 6  # Chebyshev: closed forms for |x| < 1 when n exceeds this
+# Chebyshev: torch's closed forms for |x| < 1 once n exceeds this, per (kind, shifted) (measured)
+_TRIG_FROM = {("t", False): 6, ("u", False): 8, ("v", False): 8, ("w", False): 8,
+              ("t", True): 6, ("u", True): 6, ("v", True): 6, ("w", True): 4}
 
 
 def _operands(x, n):
@@ -54,15 +58,24 @@ def _recurrence(x, n, dt, first, step, pick=None):
     return out
 
 
+def _fms(a, b, c):
+    """``a * b - c`` rounded once, as torch's fused multiply-add does: float32 operands are exact
+    products in float64 (48 bits) and round once to float32; float64 ones round twice."""
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b - c).astype(np.float32)
+    return a * b - c
+
+
 def _parity(n):
     return np.where(n % 2 == 0, 1, -1)
 
 
-def _chebyshev(x, n, dt, kind):
-    """Chebyshev polynomials of the four kinds (``kind`` in 'tuvw')."""
+def _chebyshev(x, n, dt, kind, trig_from):
+    """Chebyshev polynomials of the four kinds (``kind`` in 'tuvw'); closed forms for ``|x| < 1``
+    when ``n > trig_from``."""
     first = {"t": lambda v: v, "u": lambda v: 2 * v, "v": lambda v: 2 * v - 1,
              "w": lambda v: 2 * v + 1}[kind]
-    out = _recurrence(x, n, dt, first, lambda k, v, p, q: 2 * v * p - q)
+    out = _recurrence(x, n, dt, first, lambda k, v, p, q: _fms(2 * v, p, q))
     ok = n >= 0
     one = ok & (x == 1)
     mone = ok & (x == -1)
@@ -72,19 +85,25 @@ def _chebyshev(x, n, dt, kind):
                "w": _parity(n)}[kind]
     out[one] = at_one[one]
     out[mone] = at_mone[mone]
-    trig = ok & (np.abs(x) < 1) & (n > _TRIG_FROM)
+    trig = ok & (np.abs(x) < 1) & (n > trig_from)
     if trig.any():
-        th, m = np.arccos(x[trig]), nf[trig]
+        # each elementary step rounded to dt, as torch's scalar float32 code does
+        th, m = _rounded(np.arccos, x[trig]), nf[trig]
         if kind == "t":
-            v = np.cos(m * th)
+            v = _rounded(np.cos, m * th)
         elif kind == "u":
-            v = np.sin((m + 1) * th) / np.sin(th)
-        elif kind == "v":
-            v = np.cos((m + 0.5) * th) / np.cos(th / 2)
+            v = _rounded(np.sin, (m + 1) * th) / _rounded(np.sin, th)
         else:
-            v = np.sin((m + 0.5) * th) / np.sin(th / 2)
+            half, mh = th / dt.type(2), m + dt.type(0.5)
+            v = (_rounded(np.cos, mh * th) / _rounded(np.cos, half) if kind == "v"
+                 else _rounded(np.sin, mh * th) / _rounded(np.sin, half))
         out[trig] = v
     return out
+
+
+def _rounded(fn, a):
+    """``fn(a)`` correctly rounded to ``a``'s dtype (float32 evaluated in float64)."""
+    return fn(a.astype(np.float64)).astype(a.dtype) if a.dtype == np.float32 else fn(a)
 
 
 def _kernel_chebyshev(kind, shifted):
@@ -93,27 +112,31 @@ def _kernel_chebyshev(kind, shifted):
         with np.errstate(all="ignore"):
             if shifted:
                 x = (x + x - 1).astype(dt, copy=False)  # T*_n(x) = T_n(2x - 1)
-            return _chebyshev(x, n, dt, kind)
+            return _chebyshev(x, n, dt, kind, _TRIG_FROM[kind, shifted])
     return kernel
 
 
 def _hermite_h(x, n):
     x, n, dt = _operands(x, n)
     with np.errstate(all="ignore"):
-        return _recurrence(x, n, dt, lambda v: 2 * v, lambda k, v, p, q: 2 * v * p - 2 * k * q)
+        return _recurrence(x, n, dt, lambda v: 2 * v,
+                           lambda k, v, p, q: _fms(2 * v, p, (2 * k * q).astype(dt, copy=False)))
 
 
 def _hermite_he(x, n):
     x, n, dt = _operands(x, n)
     with np.errstate(all="ignore"):
-        return _recurrence(x, n, dt, lambda v: v, lambda k, v, p, q: v * p - k * q)
+        return _recurrence(x, n, dt, lambda v: v,
+                           lambda k, v, p, q: _fms(v, p, (k * q).astype(dt, copy=False)))
 
 
 def _laguerre_l(x, n):
     x, n, dt = _operands(x, n)
     with np.errstate(all="ignore"):
+        # torch's grouping: (2k + (1 - x)) * p - k * q, the multiply-subtract fused
         out = _recurrence(x, n, dt, lambda v: 1 - v,
-                          lambda k, v, p, q: ((2 * k + 1 - v) * p - k * q) / (k + 1))
+                          lambda k, v, p, q: _fms((2 * k + (1 - v)).astype(dt, copy=False), p,
+                                                  (k * q).astype(dt, copy=False)) / dt.type(k + 1))
     out[(n >= 0) & (x == 0)] = 1  # L_n(0) = 1
     return out
 
@@ -122,7 +145,8 @@ def _legendre_p(x, n):
     x, n, dt = _operands(x, n)
     with np.errstate(all="ignore"):
         out = _recurrence(x, n, dt, lambda v: v,
-                          lambda k, v, p, q: ((2 * k + 1) * v * p - k * q) / (k + 1))
+                          lambda k, v, p, q: _fms(((2 * k + 1) * v).astype(dt, copy=False), p,
+                                                  (k * q).astype(dt, copy=False)) / dt.type(k + 1))
     ok = n >= 0
     out[ok & (x == 1)] = 1
     mone = ok & (x == -1)

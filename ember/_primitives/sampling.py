@@ -168,9 +168,39 @@ def _use_dense(x, size):
     return x.dtype.kind == "f" and size <= _DENSE_MAX and x.size and np.isfinite(x).all()
 
 
+def _fixed_point(weight, idx):
+    """uint8 weights as torch's CPU kernels use them: taps reading the same source merged, then
+    scaled by ``2**p`` (the largest ``p`` keeping the biggest weight below ``2**15``) and rounded
+    half away from zero. Returns (int64 weights, p)."""
+    w = weight.astype(np.float64)  # copy: merged in place
+    for t in range(1, idx.shape[1]):
+        for s in range(t):
+            same = idx[:, s] == idx[:, t]
+            w[same, s] += w[same, t]
+            w[same, t] = 0
+    w_max = w.max() if w.size else 0.0
+    p = 0
+    while p < 21 and math.floor(0.5 + w_max * 2.0 ** (p + 1)) < (1 << 15):
+        p += 1
+    return (np.sign(w) * np.floor(np.abs(w) * 2.0 ** p + 0.5)).astype(np.int64), p
+
+
+def _resample_uint8(x, dim, idx, weight):
+    """One uint8 pass in fixed point: ``(sum_t x * w_t + 2**(p-1)) >> p``, clamped to [0, 255]."""
+    iw, p = _fixed_point(weight, idx)
+    shape = _wshape(x.ndim, dim)
+    acc = np.full(x.shape[:dim] + (idx.shape[0],) + x.shape[dim + 1:], 1 << p >> 1, np.int64)
+    for t in range(idx.shape[1]):
+        acc += np.take(x, idx[:, t], axis=dim).astype(np.int64) * iw[:, t].reshape(shape)
+    return np.clip(acc >> p, 0, 255).astype(np.uint8)
+
+
 @primitive("resample_dim", node_name="ResampleBackward0")
 def resample_dim(x, *, dim, idx, weight=None):
-    """``out[..., i, ...] = sum_t x[..., idx[i, t], ...] * weight[i, t]`` along ``dim``."""
+    """``out[..., i, ...] = sum_t x[..., idx[i, t], ...] * weight[i, t]`` along ``dim``; uint8
+    inputs in torch's fixed point (``_fixed_point``), rounded and clamped per pass."""
+    if weight is not None and x.dtype == np.uint8:
+        return _resample_uint8(x, dim, idx, weight)
     if weight is not None and _use_dense(x, x.shape[dim]):
         return _matmul_dim(x, _dense(idx, weight, x.shape[dim], x.dtype), dim)
     if weight is None:

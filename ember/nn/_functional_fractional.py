@@ -101,9 +101,10 @@ def _pool(name, nd, input, kernel_size, output_size, output_ratio, _random_sampl
         flat = (t * spatial[1] + h) * spatial[2] + w  # shape: (P, OT, OH, OW, KT, KH, KW)
     plane = int(np.prod(spatial))
     win = int(np.prod(k))
-    flat = flat.reshape(P, -1, win)
+    n_out = int(np.prod(out))
+    flat = flat.reshape(P, n_out, win)  # explicit sizes: P may be 0 (an empty batch)
     gidx = tensor(flat + (np.arange(P) * plane)[:, None, None], dtype=D.int64)
-    vals = x.reshape(-1)[gidx.reshape(-1)].reshape(P, -1, win)
+    vals = x.reshape(-1)[gidx.reshape(-1)].reshape(P, n_out, win)
     best, arg = vals.max(-1)
     which = tensor(flat, dtype=D.int64).gather(2, arg.unsqueeze(-1)).squeeze(-1)
     shape = (N, C) + out

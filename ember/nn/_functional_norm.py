@@ -206,5 +206,9 @@ def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.7
     acc = padded[:, 0:c]
     for i in range(1, size):
         acc = acc + padded[:, i:i + c]
-    div = (acc * (alpha / size) + k) ** beta
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        # torch averages integer squares with an integer average pool (the mean truncates)
+        div = ((acc // size) * alpha + k) ** beta
+    else:
+        div = (acc * (alpha / size) + k) ** beta
     return input / div

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._creation import from_numpy
+from .._errors import dtype_title
 from .._tensor_methods.pointwise import where
 from ..overrides import public
 from .._primitives.sampling import aa_taps, cubic_taps, linear_taps, nearest_taps, resample_dim
@@ -39,6 +40,22 @@ def _per_spatial_dim(value, dim: int, cast, mismatch_message) -> list:
             raise ValueError(mismatch_message())
         return [cast(v) for v in value]
     return [cast(value)] * dim
+
+
+def _check_integer_input(input, mode: str):
+    """torch interpolates integer tensors only for uint8 in nearest(-exact)/bilinear/bicubic modes;
+    the others raise NotImplementedError naming the CPU kernel (as torch's messages do)."""
+    if input.dtype is D.uint8 and mode in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        return
+    if mode == "area":
+        kernel = "adaptive_avg_pool3d_cpu" if input.dim() == 5 else "adaptive_avg_pool2d"
+    elif mode in ("nearest", "nearest-exact"):
+        kernel = "upsample_nearest2d_channels_last" if input.dim() == 4 else "compute_indices_weights_nearest"
+    elif mode == "bilinear":
+        kernel = "upsample_bilinear2d_channels_last"
+    else:
+        kernel = "compute_indices_weights_" + ("cubic" if mode == "bicubic" else "linear")
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype_title(input.dtype)}\'')
 
 
 @public
@@ -91,6 +108,8 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     if mode in _NEEDS and input.dim() != _NEEDS[mode]:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_NEEDS[mode]}D "
                                   f"input")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        _check_integer_input(input, mode)
     if output_size is None:
         output_size = [int(input.shape[i + 2] * scales[i]) for i in range(dim)]
     if mode == "area":
@@ -103,9 +122,12 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     dt = np.float64 if input.dtype.name == "float64" else np.float32
     x = input
     weighted = mode not in ("nearest", "nearest-exact")
-    if weighted and input.dtype is D.uint8:  # weights in float, rounded back once at the end
-        x = input.float()
-    for i in range(dim):
+    order = range(dim)
+    if weighted and input.dtype is D.uint8:
+        # torch's uint8 kernel: float64 weights in fixed point, last dim first, each pass rounded
+        # to uint8; a dim whose size does not change is not resampled
+        dt, order = np.float64, [i for i in reversed(range(dim)) if input.shape[2 + i] != output_size[i]]
+    for i in order:
         n_in, n_out = input.shape[2 + i], output_size[i]
         sc = scales[i] if scales is not None else None
         if mode in ("nearest", "nearest-exact"):
@@ -121,8 +143,6 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         else:
             idx, w = linear_taps(n_in, n_out, sc, align_corners, dt)
             x = resample_dim(x, dim=2 + i, idx=idx, weight=w)
-    if weighted and input.dtype is D.uint8:
-        return (x + 0.5).floor().clamp(0, 255).to(D.uint8)
     return x if x is not input else input.clone()
 
 

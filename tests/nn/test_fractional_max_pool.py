@@ -88,3 +88,17 @@ def test_errors_match_torch():
         with pytest.raises(type(te.value)) as ee:
             ce()
         assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+def test_empty_batch(nd):
+    # torch returns empty outputs (and an empty gradient) for a batch of 0 planes
+    shape, k = ((0, 2, 5, 4), (2, 1)) if nd == 2 else ((0, 1, 4, 5, 4), (2, 2, 1))
+    t_out, t_idx = getattr(TF, f"fractional_max_pool{nd}d")(torch.zeros(shape), k, output_size=2,
+                                                            return_indices=True)
+    x = ember.zeros(shape, requires_grad=True)
+    e_out, e_idx = getattr(EF, f"fractional_max_pool{nd}d")(x, k, output_size=2, return_indices=True)
+    assert tuple(e_out.shape) == tuple(t_out.shape) and tuple(e_idx.shape) == tuple(t_idx.shape)
+    assert e_idx.dtype is ember.int64
+    e_out.sum().backward()
+    assert tuple(x.grad.shape) == shape

@@ -56,6 +56,11 @@ TOLERANCES["matrix_exp"] = (_F32, 1e-4, 1e-4, _SUMS)
 TOLERANCES.update({name: (_F32, 1e-5, 5e-5, _WIDE) for name in (
     "digamma", "polygamma.polygamma_n_0", "polygamma.polygamma_n_1", "polygamma.polygamma_n_2",
     "polygamma.polygamma_n_3", "polygamma.polygamma_n_4", "special.polygamma.special_polygamma_n_0")})
+_BESSEL = ("torch's float64 Bessel functions are off the exact value by up to 8.7e-7 for 5 < |x| < 6.1 "
+           "(their |x| > 5 asymptotic form, measured on a grid against scipy/cephes, which agrees with "
+           "mpmath to 1e-16); ember returns the exact value")
+TOLERANCES.update({name: ((torch.float64,), 1e-6, 1e-7, _BESSEL) for name in (
+    "special.bessel_j0", "special.bessel_j1", "special.bessel_y0", "special.bessel_y1")})
 
 # OpInfos whose outputs are defined only up to a gauge (the sign or phase of eigen/singular
 # vectors): LAPACK builds differ (torch ships MKL, NumPy OpenBLAS), so their outputs are compared

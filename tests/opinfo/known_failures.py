@@ -44,12 +44,4 @@ KNOWN_FAILURES = {
     'native_batch_norm': 'not in ember yet: ember.native_batch_norm is missing',
     'native_group_norm': 'not in ember yet: ember.native_group_norm is missing',
     'native_layer_norm': 'not in ember yet: ember.native_layer_norm is missing',
-    'nn.functional.fractional_max_pool3d': 'present now (added this session), but op_db samples still disagree with torch; not investigated yet',
-    'nn.functional.interpolate.bicubic': "uint8: ember rounds a float32 result once, torch's uint8 kernel differs (up to 28 on some pixels)",
-    'nn.functional.interpolate.bilinear': "uint8: ember rounds a float32 result once; torch's uint8 kernel differs by 1 on 16% of pixels",
-    'nn.functional.local_response_norm': 'int64 samples differ by 5e-5; cause not investigated',
-    'nn.functional.upsample_bilinear': 'uint8: as interpolate.bilinear, off by 1',
-    'special.bessel_j0': "torch evaluates j0(x) for x < -5 with the |x| <= 5 approximation (off by 2e-7); ember's (cephes via scipy) matches mpmath",
-    'special.bessel_y1': 'one float64 value differs by 3.2e-7 absolute; cause not investigated',
-    'special.hermite_polynomial_he': 'present now (added this session), but op_db samples still disagree with torch; not investigated yet',
 }

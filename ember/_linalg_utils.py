@@ -1,0 +1,36 @@
+"""Linear-algebra functions torch removed in 1.9 but still defines (layer L3): ``torch.solve`` and
+``torch.symeig`` (and their Tensor methods) exist and raise ``RuntimeError`` pointing to the
+``linalg`` replacement, so code probing for them behaves as under torch.
+
+Example:
+    >>> import ember
+    >>> try:
+    ...     ember.solve(ember.eye(2), ember.eye(2))
+    ... except RuntimeError as e:
+    ...     print(str(e).splitlines()[0][:47])
+    This function was deprecated since version 1.9
+"""
+from __future__ import annotations
+
+__all__ = ["solve", "symeig", "FUNCTIONS"]
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+
+
+def solve(input, A, *, out=None):
+    """Removed in torch 1.9: raises. Use ``linalg.solve(A, input)`` (arguments reversed; the LU
+    factorization is not returned, ``linalg.lu_factor`` gives it)."""
+    raise RuntimeError(_REMOVED + "`torch.solve` is deprecated in favor of `torch.linalg.solve`: "
+                       "X = torch.linalg.solve(A, B) replaces X, LU = torch.solve(B, A) (note the "
+                       "reversed arguments; use torch.linalg.lu_factor for the LU factorization).")
+
+
+def symeig(input, eigenvectors=False, upper=True, *, out=None):
+    """Removed in torch 1.9: raises. Use ``linalg.eigh`` / ``linalg.eigvalsh`` (which read the lower
+    triangle by default: pass ``UPLO='U'`` for the old default)."""
+    raise RuntimeError(_REMOVED + "Use torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L') for "
+                       "eigenvalues only, or torch.linalg.eigh(A, UPLO=...) for eigenvalues and "
+                       "eigenvectors (the old default read the upper triangle).")
+
+
+FUNCTIONS = {"solve": solve, "symeig": symeig}
