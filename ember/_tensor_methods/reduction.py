@@ -436,6 +436,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
             return r
     if dtype is not None:
         dt = as_dtype(dtype)
+        if not (x.dtype.is_floating_point or x.dtype.is_complex):  # torch checks before casting
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                               f"input. Got {dtype_title(x.dtype)}")
         if D.promote_types(x.dtype, dt) is not dt:
             raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({dtype_title(x.dtype)}) "
                                "should be convertible without narrowing to the specified dtype "
