@@ -419,28 +419,17 @@ def _int_endpoint(value, dt):
     return int(np.array(int(value), dtype=np.int64).astype(dt.np))
 
 
-def _fma_steps(lo, hi, steps, ty, wide):
-    """torch's CPU linspace kernel: step in ``ty``, the first half counted up from ``lo`` and the
-    second half down from ``hi``, each value one fused multiply-add rounded to ``ty``. The products
-    are exact in ``wide`` (float64 for float32, long double for float64), so rounding once matches."""
-    step = (hi - lo) / ty(steps - 1)
-    i = np.arange(steps)
-    up = wide(lo) + wide(step) * i.astype(wide)
-    down = wide(hi) - wide(step) * (steps - 1 - i).astype(wide)
-    return np.where(i < steps // 2, up, down).astype(ty)
-
-
 def _linspace_array(start, end, steps, dt):
     if dt.np in (np.float32, np.float64) and steps > 1 and not isinstance(start + end, complex):
         ty = dt.np.type
-        return _fma_steps(ty(start), ty(end), steps, ty, np.float64 if ty is np.float32 else np.longdouble)
+        return C.fma_steps(ty(start), ty(end), steps, ty, np.float64 if ty is np.float32 else np.longdouble)
     if steps and dt.category < 2 and dt is not D.bool and not isinstance(start + end, complex):
         # integers: torch truncates start and end into the dtype, then runs the float64 kernel
         # (fused multiply-adds from both ends) and truncates; checked on thousands of random calls
         lo, hi = _int_endpoint(start, dt), _int_endpoint(end, dt)
         if steps == 1:
             return np.array([lo], dtype=dt.np)
-        return _to_int_dtype(_fma_steps(np.float64(lo), np.float64(hi), steps, np.float64,
+        return _to_int_dtype(C.fma_steps(np.float64(lo), np.float64(hi), steps, np.float64,
                                         np.longdouble), dt)
     arr = np.linspace(float(start), float(end), int(steps), dtype=np.float64)
     if dt.category < 2:

@@ -1,0 +1,53 @@
+"""Behaviour found by the every-sample OpInfo run (``tools/opinfo_report.py``) on samples beyond the
+3 that CI runs per OpInfo: each case compared with torch directly."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+import ember
+
+
+def _e(t):
+    return ember.tensor(t.numpy())
+
+
+def test_histogram_of_empty_input_spans_zero_to_one():
+    for bins in (1, 3):
+        t = torch.histogram(torch.zeros(0, 2), bins)
+        e = ember.histogram(ember.zeros(0, 2), bins)
+        np.testing.assert_array_equal(e.bin_edges.numpy(), t.bin_edges.numpy())
+        np.testing.assert_array_equal(e.hist.numpy(), t.hist.numpy())
+    t = torch.histogramdd(torch.zeros(0, 2), [2, 3])
+    e = ember.histogramdd(ember.zeros(0, 2), [2, 3])
+    for a, b in zip(e.bin_edges, t.bin_edges):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_histogramdd_with_unsorted_edges_bins_like_torch():
+    # torch bins with an upper-bound binary search, which on unsorted edges differs from a sorted
+    # search; in range means edges[0] <= x <= edges[-1]
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        edges = [torch.from_numpy(rng.uniform(-9, 9, int(rng.integers(2, 7))).astype(np.float32))
+                 for _ in range(2)]
+        x = torch.from_numpy(rng.uniform(-10, 10, (25, 2)).astype(np.float32))
+        x[:4, 0] = edges[0][:4].repeat(2)[:4]  # values on edges
+        t = torch.histogramdd(x, edges)
+        e = ember.histogramdd(_e(x), [_e(b) for b in edges])
+        np.testing.assert_array_equal(e.hist.numpy(), t.hist.numpy())
+        th = torch.histogram(x[:, 1], edges[1])
+        eh = ember.histogram(_e(x[:, 1]), _e(edges[1]))
+        np.testing.assert_array_equal(eh.hist.numpy(), th.hist.numpy())
+
+
+def test_cumulative_trapezoid_multiplies_in_the_integer_dtype_first():
+    y = torch.tensor([[5, 1, 6], [5, 6, 4]], dtype=torch.uint8)
+    x = torch.tensor([[2, 5, 5], [9, 3, 1]], dtype=torch.uint8)  # x's steps wrap around in uint8
+    t = torch.cumulative_trapezoid(y, x)
+    e = ember.cumulative_trapezoid(_e(y), _e(x))
+    assert str(e.dtype) == str(t.dtype)
+    np.testing.assert_array_equal(e.numpy(), t.numpy())
+    for dx in (3, 0.5):
+        np.testing.assert_array_equal(ember.cumulative_trapezoid(_e(y), dx=dx).numpy(),
+                                      torch.cumulative_trapezoid(y, dx=dx).numpy())
