@@ -14,7 +14,6 @@ KNOWN_FAILURES = {
     'hash_tensor': 'not in ember yet: ember.hash_tensor is missing',
     'istft': "values differ on torch's random complex spectra (up to 2.5 absolute); cause not investigated",
     'linalg.householder_product': "ember's output does not require grad where torch's does (no derivative yet)",
-    'logcumsumexp': 'float32 gradient differs up to 5e-3 absolute; cause not investigated',
     'matrix_exp': 'float32 values of a large-norm matrix: both differ from the float64 result by ~1e-3 relative, differently',
     'native_batch_norm': 'not in ember yet: ember.native_batch_norm is missing',
     'native_group_norm': 'not in ember yet: ember.native_group_norm is missing',

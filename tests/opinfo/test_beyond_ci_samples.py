@@ -76,3 +76,16 @@ def test_norm_subgradients_of_a_zero_matrix_are_finite():
             assert np.isfinite(e.grad.numpy()).all(), (shape, ord)
             np.testing.assert_allclose(np.linalg.norm(e.grad.numpy()), np.linalg.norm(t.grad.numpy()),
                                        rtol=1e-6)
+
+
+def test_logcumsumexp_float32_accumulates_in_double():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 50, generator=g) * 20
+    x[0, :10] = 1e4  # extremal values: the gradient's cancellation amplifies any rounding difference
+    np.testing.assert_array_equal(ember.logcumsumexp(_e(x), 1).numpy(), torch.logcumsumexp(x, 1).numpy())
+    w = torch.randn(x.shape, generator=g)
+    xt = x.clone().requires_grad_()
+    torch.logcumsumexp(xt, 1).backward(w)
+    xe = ember.tensor(x.numpy(), requires_grad=True)
+    ember.logcumsumexp(xe, 1).backward(_e(w))
+    torch.testing.assert_close(torch.from_numpy(xe.grad.numpy()), xt.grad)
