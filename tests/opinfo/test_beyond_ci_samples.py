@@ -89,3 +89,17 @@ def test_logcumsumexp_float32_accumulates_in_double():
     xe = ember.tensor(x.numpy(), requires_grad=True)
     ember.logcumsumexp(xe, 1).backward(_e(w))
     torch.testing.assert_close(torch.from_numpy(xe.grad.numpy()), xt.grad)
+
+
+def test_cov_normaliser_in_the_weights_dtype_and_clamped():
+    # float32 aweights on a float64 input: torch's normaliser (w_sum - c * sum(w * a) / w_sum) stays
+    # float32; dyadic weights keep the sums exact, so only that rounding is tested
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 5, generator=g, dtype=torch.float64) * 10
+    aw = torch.tensor([0.25, 0.5, 1.0, 0.75, 0.125])
+    fw = torch.tensor([1, 0, 0, 1, 2])
+    for kw in ({"correction": 2, "aweights": aw}, {"correction": 1, "aweights": aw, "fweights": fw},
+               {"correction": 2, "aweights": aw.double(), "fweights": fw}, {"correction": 5, "fweights": fw}):
+        t = torch.cov(x, **kw)
+        e = ember.cov(_e(x), **{k: _e(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()})
+        torch.testing.assert_close(torch.from_numpy(np.asarray(e.numpy())), t, equal_nan=True)
