@@ -103,3 +103,27 @@ def test_cov_normaliser_in_the_weights_dtype_and_clamped():
         t = torch.cov(x, **kw)
         e = ember.cov(_e(x), **{k: _e(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()})
         torch.testing.assert_close(torch.from_numpy(np.asarray(e.numpy())), t, equal_nan=True)
+
+
+def test_native_norms_statistics_and_running_stats():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 6, 5, generator=g)
+    w, b = torch.randn(6, generator=g), torch.randn(6, generator=g)
+    rm_t, rv_t = torch.zeros(6), torch.ones(6)
+    rm_e, rv_e = ember.zeros(6), ember.ones(6)
+    t = torch.native_batch_norm(x, w, b, rm_t, rv_t, True, 0.3, 1e-5)
+    e = ember.native_batch_norm(_e(x), _e(w), _e(b), rm_e, rv_e, True, 0.3, 1e-5)
+    for a, c in zip(e + (rm_e, rv_e), t + (rm_t, rv_t)):
+        torch.testing.assert_close(torch.from_numpy(a.numpy()), c)
+    assert [tuple(a.shape) for a in ember.native_batch_norm(_e(x), None, None, rm_e, rv_e, False, 0.1, 1e-5)] \
+        == [tuple(a.shape) for a in torch.native_batch_norm(x, None, None, rm_t, rv_t, False, 0.1, 1e-5)]
+    for n in (4, 0):  # an empty batch too
+        xs = x[:n]
+        t = torch.native_group_norm(xs, w, b, n, 6, 5, 3, 1e-5)
+        e = ember.native_group_norm(_e(xs), _e(w), _e(b), n, 6, 5, 3, 1e-5)
+        for a, c in zip(e, t):
+            torch.testing.assert_close(torch.from_numpy(a.detach().numpy()), c)
+    t = torch.native_layer_norm(x, (6, 5), None, None, 1e-5)
+    e = ember.native_layer_norm(_e(x), (6, 5), None, None, 1e-5)
+    for a, c in zip(e, t):
+        torch.testing.assert_close(torch.from_numpy(a.numpy()), c)
