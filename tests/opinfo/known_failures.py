@@ -11,8 +11,6 @@ KNOWN_FAILURES = {
                            "around it instead of the gradient with the window zeroed; for out = "
                            "as_strided_scatter(x, src, (1,), (1,), 0) torch gives d out[0]/dx = e0, d out[1]/dx = 0"),
     'chalf': "not in ember yet: has no attribute 'chalf'",
-    'grid_sampler_2d': 'present now (added this session), but op_db samples still disagree with torch; not investigated yet',
-    'grid_sampler_3d': 'present now (added this session), but op_db samples still disagree with torch; not investigated yet',
     'hash_tensor': 'not in ember yet: ember.hash_tensor is missing',
     'istft': "values differ on torch's random complex spectra (up to 2.5 absolute); cause not investigated",
     'linalg.householder_product': "ember's output does not require grad where torch's does (no derivative yet)",
