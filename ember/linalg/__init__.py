@@ -290,6 +290,10 @@ def householder_product(A, tau, *, out=None):
     eye = _eye(A, m)
     low = A.tril(-1) + A.new_tensor(np.eye(m, n), dtype=A.dtype)
     Q = eye[:, :n].expand(tuple(A.shape[:-2]) + (m, n))
+    if k == 0 or A.numel() == 0:
+        # Q does not depend on A, yet torch's output is in A's graph (a zero gradient): a `where`
+        # that always picks the identity keeps the edge without multiplying anything by 0
+        Q = Q.where(A.new_ones((), dtype=D.bool), A)
     for i in range(k - 1, -1, -1):  # apply H_k ... H_1 to the thin identity from the left
         v = low[..., :, i:i + 1]
         t = tau[..., i:i + 1].unsqueeze(-1)

@@ -58,6 +58,10 @@ TOLERANCES.update({name: (_F32, 1e-5, 5e-5, _WIDE) for name in (
     "digamma", "polygamma.polygamma_n_0", "polygamma.polygamma_n_1", "polygamma.polygamma_n_2",
     "polygamma.polygamma_n_3", "polygamma.polygamma_n_4", "special.polygamma.special_polygamma_n_0")})
 
+TOLERANCES["linalg.householder_product"] = (_F32, 1e-3, 1e-3, (
+    "torch's float32 input gradient is less exact (large tau): on sample 7 torch gives -6.35997 where "
+    "the float64 gradient is -6.36286 (4.5e-4 relative) and ember's composite -6.36286 (checked)"))
+
 # OpInfos whose outputs are defined only up to a gauge (the sign or phase of eigen/singular
 # vectors): LAPACK builds differ (torch ships MKL, NumPy OpenBLAS), so their outputs are compared
 # after the sample's output_process_fn_grad, torch's own normalisation for these ops

@@ -13,7 +13,6 @@ KNOWN_FAILURES = {
     'chalf': "not in ember yet: has no attribute 'chalf'",
     'hash_tensor': 'not in ember yet: ember.hash_tensor is missing',
     'istft': "values differ on torch's random complex spectra (up to 2.5 absolute); cause not investigated",
-    'linalg.householder_product': "ember's output does not require grad where torch's does (no derivative yet)",
     'matrix_exp': 'float32 values of a large-norm matrix: both differ from the float64 result by ~1e-3 relative, differently',
     'nn.functional.fractional_max_pool3d': 'present now (added this session), but op_db samples still disagree with torch; not investigated yet',
     'nn.functional.interpolate.bicubic': "uint8: ember rounds a float32 result once, torch's uint8 kernel differs (up to 28 on some pixels)",

@@ -127,3 +127,16 @@ def test_native_norms_statistics_and_running_stats():
     e = ember.native_layer_norm(_e(x), (6, 5), None, None, 1e-5)
     for a, c in zip(e, t):
         torch.testing.assert_close(torch.from_numpy(a.numpy()), c)
+
+
+def test_householder_product_without_reflectors_stays_in_the_graph():
+    a = torch.randn(5, 4, dtype=torch.float64, requires_grad=True)
+    tau = torch.zeros(0, dtype=torch.float64, requires_grad=True)
+    t = torch.linalg.householder_product(a, tau)
+    ae = ember.tensor(a.detach().numpy(), requires_grad=True)
+    e = ember.linalg.householder_product(ae, ember.zeros(0, dtype=ember.float64, requires_grad=True))
+    assert e.requires_grad and t.requires_grad
+    np.testing.assert_array_equal(e.detach().numpy(), t.detach().numpy())
+    w = torch.randn(t.shape, dtype=torch.float64)
+    np.testing.assert_array_equal(ember.autograd.grad(e, ae, _e(w))[0].numpy(),
+                                  torch.autograd.grad(t, a, w)[0].numpy())
