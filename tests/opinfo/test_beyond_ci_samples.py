@@ -140,3 +140,14 @@ def test_householder_product_without_reflectors_stays_in_the_graph():
     w = torch.randn(t.shape, dtype=torch.float64)
     assert torch.autograd.grad(t, a, w, allow_unused=True)[0] is None  # torch: no gradient, i.e. 0
     assert not ember.autograd.grad(e, ae, _e(w))[0].numpy().any()
+
+
+def test_istft_of_two_sided_spectra_and_complex_windows():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(10, 3, dtype=torch.complex128, generator=g)  # two-sided, not Hermitian
+    np.testing.assert_allclose(ember.istft(_e(x), 10).numpy(), torch.istft(x, 10).numpy(), atol=1e-12)
+    x = torch.randn(2, 10, 6, dtype=torch.complex128, generator=g)
+    w = torch.rand(10, dtype=torch.complex128, generator=g) + 0.5  # the envelope is w * w, not |w|^2
+    t = torch.istft(x, 10, window=w, return_complex=True)
+    np.testing.assert_allclose(ember.istft(_e(x), 10, window=_e(w), return_complex=True).numpy(), t.numpy(),
+                               atol=1e-12)
