@@ -97,6 +97,7 @@ qint8: dtype
 quint8: dtype
 short: dtype
 strided: str
+uint64: dtype
 uint8: dtype
 
 abs = Tensor.abs
@@ -242,6 +243,7 @@ greater = Tensor.greater
 greater_equal = Tensor.greater_equal
 gt = Tensor.gt
 hardshrink = Tensor.hardshrink
+hash_tensor = Tensor.hash_tensor
 heaviside = Tensor.heaviside
 histc = Tensor.histc
 histogram = Tensor.histogram

@@ -11,7 +11,6 @@ KNOWN_FAILURES = {
                            "around it instead of the gradient with the window zeroed; for out = "
                            "as_strided_scatter(x, src, (1,), (1,), 0) torch gives d out[0]/dx = e0, d out[1]/dx = 0"),
     'chalf': "not in ember yet: has no attribute 'chalf'",
-    'hash_tensor': 'not in ember yet: ember.hash_tensor is missing',
     'istft': ("values agree now; samples 8-9 still differ in the window's gradient: op_db's window there is "
               "a view of another sample's complex window, and torch.autograd.grad returns None for it (not in "
               "torch's graph) while ember differentiates it; with a fresh window torch's gradient equals "
