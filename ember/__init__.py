@@ -15,6 +15,7 @@ from ._dtype import (bfloat16, bool, can_cast, complex64, complex128, dtype, fin
                      float64, get_default_dtype, iinfo, int8, int16, int32, int64, promote_types,
                      set_default_dtype, uint8)
 from ._dtype import qint8, qint32, quint8
+from ._dtype import uint64  # noqa: E402  (issue 22: hash_tensor's dtype)
 from ._shape import Size
 from ._storage import UntypedStorage
 from ._tensor import Tensor

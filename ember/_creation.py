@@ -395,19 +395,42 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
                             * step).astype(dt.np), (n,), dt, _device(device), out, requires_grad)
 
 
+def _to_int_dtype(values, dt):
+    """float64 ``values`` truncated into integer dtype ``dt`` as torch's CPU casts do (x86): a value
+    beyond int64 (or int32 for the narrower types) becomes that type's minimum, narrower types keep
+    the low bits (``logspace(0, 3, 2, dtype=torch.uint8)[1] == 232``)."""
+    v = np.trunc(np.asarray(values, dtype=np.float64))
+    wide = np.int64 if dt.np in (np.int64, np.uint64) else np.int32
+    info = np.iinfo(wide)
+    bad = ~np.isfinite(v) | (v < info.min) | (v >= -float(info.min))
+    with np.errstate(invalid="ignore"):
+        out = np.where(bad, info.min, v).astype(wide)
+    return out.astype(dt.np)
+
+
+def _int_endpoint(value, dt):
+    """``start``/``end`` of an integer linspace/logspace: truncated, then wrapped into ``dt``
+    (``linspace(-2, 4, 7, dtype=torch.uint8)`` starts at 254). torch's range check: a float must
+    lie in the dtype's range; an int too, except that uint8 also takes -255..-1."""
+    info = np.iinfo(dt.np)
+    lo = -info.max if dt is D.uint8 and isinstance(value, int) else info.min
+    if not lo <= value <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow")
+    return int(np.array(int(value), dtype=np.int64).astype(dt.np))
+
+
 def _linspace_array(start, end, steps, dt):
     if dt.np in (np.float32, np.float64) and steps > 1 and not isinstance(start + end, complex):
         ty = dt.np.type
-        # torch's CPU kernel: step in the output type, the first half counted up from start and the
-        # second half down from end, each value one fused multiply-add. The products are exact in
-        # float64 for float32 (and near-exact in long double for float64), so rounding once matches.
-        wide = np.float64 if ty is np.float32 else np.longdouble
-        lo, hi = ty(start), ty(end)
-        step = (hi - lo) / ty(steps - 1)
-        i = np.arange(steps)
-        up = wide(lo) + wide(step) * i.astype(wide)
-        down = wide(hi) - wide(step) * (steps - 1 - i).astype(wide)
-        return np.where(i < steps // 2, up, down).astype(ty)
+        return C.fma_steps(ty(start), ty(end), steps, ty, np.float64 if ty is np.float32 else np.longdouble)
+    if steps and dt.category < 2 and dt is not D.bool and not isinstance(start + end, complex):
+        # integers: torch truncates start and end into the dtype, then runs the float64 kernel
+        # (fused multiply-adds from both ends) and truncates; checked on thousands of random calls
+        lo, hi = _int_endpoint(start, dt), _int_endpoint(end, dt)
+        if steps == 1:
+            return np.array([lo], dtype=dt.np)
+        return _to_int_dtype(C.fma_steps(np.float64(lo), np.float64(hi), steps, np.float64,
+                                        np.longdouble), dt)
     arr = np.linspace(float(start), float(end), int(steps), dtype=np.float64)
     if dt.category < 2:
         arr = np.trunc(arr)
@@ -425,6 +448,20 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
                    _device(device), out, requires_grad)
 
 
+def _logspace_int(start, end, steps, base, dt):
+    """torch's integer logspace: exponents from start/end truncated into ``dt`` (plain float64
+    arithmetic, no fused multiply-add; a single step keeps the untruncated start), then
+    ``base ** exponent`` truncated (``logspace(0, 1.2, 2, dtype=torch.int64) == [1, 10]``)."""
+    if steps == 1:  # torch fills with base ** start, range-checked as a float
+        return np.array([_int_endpoint(float(base) ** float(start), dt)], dtype=dt.np)
+    lo, hi = float(_int_endpoint(start, dt)), float(_int_endpoint(end, dt))
+    step = (hi - lo) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    expo = np.where(i < steps // 2, lo + step * i, hi - step * (steps - 1 - i))
+    with np.errstate(over="ignore"):
+        return _to_int_dtype(np.power(float(base), expo), dt)
+
+
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``base ** linspace(start, end, steps)``."""
@@ -434,6 +471,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
         raise RuntimeError("number of steps must be non-negative")
 
     def make():
+        if steps > 0 and dt.category < 2 and dt is not D.bool and not isinstance(start + end, complex):
+            return _logspace_int(start, end, int(steps), base, dt)
         arr = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
         return (np.trunc(arr) if dt.category < 2 else arr).astype(dt.np)
     return _create(make, (int(steps),), dt, _device(device), out, requires_grad)

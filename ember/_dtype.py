@@ -75,10 +75,15 @@ qint8 = dtype("qint8", np.int8, _QUANTIZED)
 quint8 = dtype("quint8", np.uint8, _QUANTIZED)
 qint32 = dtype("qint32", np.int32, _QUANTIZED)
 QUANTIZED_DTYPES = (qint8, quint8, qint32)
-_BY_NAME = {d.name: d for d in ALL_DTYPES + QUANTIZED_DTYPES}
+# torch's "limited support" unsigned dtype (issue 22): what hash_tensor returns; outside the
+# promotion table except with itself (torch refuses to promote it with anything else)
+uint64 = dtype("uint64", np.uint64, _INT)
+uint64.is_signed = False
+LIMITED_DTYPES = (uint64,)
+_BY_NAME = {d.name: d for d in ALL_DTYPES + QUANTIZED_DTYPES + LIMITED_DTYPES}
 _BY_NAME.update(ALIASES)
 # NumPy dtype -> ember dtype (for wrapping kernel results); float16/bfloat16 map to themselves
-FROM_NP = {d.np: d for d in ALL_DTYPES}
+FROM_NP = {d.np: d for d in ALL_DTYPES + LIMITED_DTYPES}
 LOW_PRECISION = (float16, bfloat16)  # computed in float32, rounded on the way out
 
 
@@ -115,11 +120,23 @@ def _promote(a: dtype, b: dtype) -> dtype:
 
 
 _PROMOTE = {(a, b): _promote(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+_PROMOTE[uint64, uint64] = uint64
 
 
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both ``type1`` and ``type2`` cast to safely, as torch defines it."""
-    return _PROMOTE[type1, type2]
+    try:
+        return _PROMOTE[type1, type2]
+    except KeyError:
+        if type1 in LIMITED_DTYPES or type2 in LIMITED_DTYPES:
+            raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted "
+                               f"to promote {_TITLE(type1)} and {_TITLE(type2)}") from None
+        raise
+
+
+def _TITLE(d: dtype) -> str:
+    return {"uint64": "UInt64", "bfloat16": "BFloat16", "bool": "Bool"}.get(
+        d.name, d.name.capitalize() if not d._aliases else d._aliases[-1].capitalize())
 
 
 _state = {"default": float32}

@@ -62,14 +62,14 @@ __all__ = [
     "expm1_", "feature_alpha_dropout", "fill", "fill_", "fix", "fix_", "flatten", "flip", "fliplr",
     "flipud", "float_power", "floor", "floor_", "floor_divide", "fmax", "fmin", "fmod", "fmod_",
     "frac", "frac_", "frexp", "gather", "gcd", "gcd_", "ge", "ger", "gradient", "greater",
-    "greater_equal", "group_norm", "gt", "hamming_window", "hann_window", "hardshrink", "heaviside",
-    "histc", "histogram", "histogramdd", "hsplit", "hstack", "hypot", "i0", "i0_", "igamma",
-    "igammac", "imag", "index_add", "index_copy", "index_fill", "index_put", "index_put_",
-    "index_reduce", "index_select", "inner", "instance_norm", "inverse", "is_conj", "is_nonzero",
-    "is_same_size", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf",
-    "isreal", "istft", "kaiser_window", "kron", "kthvalue", "layer_norm", "lcm", "lcm_", "ldexp",
-    "ldexp_", "le", "lerp", "lerp_", "less", "less_equal", "lgamma", "log", "log10", "log10_",
-    "log1p", "log1p_", "log2", "log2_", "log_", "log_softmax", "logaddexp", "logaddexp2",
+    "greater_equal", "group_norm", "gt", "hamming_window", "hann_window", "hardshrink",
+    "hash_tensor", "heaviside", "histc", "histogram", "histogramdd", "hsplit", "hstack", "hypot",
+    "i0", "i0_", "igamma", "igammac", "imag", "index_add", "index_copy", "index_fill", "index_put",
+    "index_put_", "index_reduce", "index_select", "inner", "instance_norm", "inverse", "is_conj",
+    "is_nonzero", "is_same_size", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf",
+    "isposinf", "isreal", "istft", "kaiser_window", "kron", "kthvalue", "layer_norm", "lcm", "lcm_",
+    "ldexp", "ldexp_", "le", "lerp", "lerp_", "less", "less_equal", "lgamma", "log", "log10",
+    "log10_", "log1p", "log1p_", "log2", "log2_", "log_", "log_softmax", "logaddexp", "logaddexp2",
     "logcumsumexp", "logdet", "logical_and", "logical_not", "logical_not_", "logical_or",
     "logical_xor", "logit", "logit_", "logsumexp", "lt", "lu", "lu_solve", "lu_unpack",
     "masked_fill", "masked_scatter", "masked_select", "matmul", "matrix_exp", "matrix_power", "max",
@@ -344,6 +344,7 @@ gt = _m_pointwise.FUNCTIONS["gt"]
 hamming_window = _window.FUNCTIONS["hamming_window"]
 hann_window = _window.FUNCTIONS["hann_window"]
 hardshrink = _nn_functional.TORCH_FUNCTIONS["hardshrink"]
+hash_tensor = _m_reduction.FUNCTIONS["hash_tensor"]
 heaviside = _m_pointwise_math.FUNCTIONS["heaviside"]
 histc = _m_sorting.FUNCTIONS["histc"]
 histogram = _m_sorting.FUNCTIONS["histogram"]

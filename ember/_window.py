@@ -191,17 +191,19 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         if return_complex:
             raise RuntimeError("cannot have onesided output if window or input is complex")
         y = _fft.irfft(frames, n=n_fft, dim=-1, norm=norm)
+    elif not return_complex:
+        # a real output from a two-sided spectrum: torch inverts only the first n_fft // 2 + 1 bins
+        # as a Hermitian half (a C2R transform), not the real part of the full inverse
+        y = _fft.irfft(frames.narrow(-1, 0, n_fft // 2 + 1), n=n_fft, dim=-1, norm=norm)
     else:
         y = _fft.ifft(frames, n=n_fft, dim=-1, norm=norm)
-        if not return_complex:
-            y = y.real
     y = y * w
     out_len = n_fft + hop * (n_frames - 1)
     idx = (np.arange(n_frames)[:, None] * hop + np.arange(n_fft)[None, :]).reshape(-1)
     index = tensor(idx, dtype=D.int64)
     B = y.shape[0]
     sig = y.new_zeros((B, out_len)).index_add(-1, index, y.reshape(B, -1))
-    env = w.abs() ** 2 if w.is_complex() else w * w
+    env = w * w  # torch's envelope squares a complex window too (not |w|^2): checked
     env = env.new_zeros(out_len).index_add(0, index, env.repeat(n_frames))
     start = n_fft // 2 if center else 0
     end = start + length if length is not None else (out_len - n_fft // 2 if center else out_len)

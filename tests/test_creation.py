@@ -180,6 +180,22 @@ def test_logspace(args):
     _both(lambda L: L.logspace(*args, dtype=L.float64), exact=False)
 
 
+def test_integer_linspace_logspace_random_calls():
+    # torch's integer rule (truncate start/end into the dtype, float64 steps by fused multiply-add
+    # from both ends for linspace, plain float64 for logspace's exponents, then truncate), and its
+    # range errors, over random float/int endpoints and every integer dtype
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        fn = str(rng.choice(["linspace", "logspace"]))
+        dt = str(rng.choice(["int64", "int32", "int16", "int8", "uint8"]))
+        lim = 100 if fn == "linspace" else 5
+        a, b = (float(rng.uniform(-lim, lim)) if rng.random() < 0.5 else int(rng.integers(-lim, lim))
+                for _ in range(2))
+        steps = int(rng.integers(0, 60))
+        kw = {"base": float(rng.choice([10.0, 2.0, 3.0, 0.5, 1.5]))} if fn == "logspace" else {}
+        _both(lambda L: getattr(L, fn)(a, b, steps, dtype=getattr(L, dt), **kw))
+
+
 @pytest.mark.parametrize("args", [(3,), (2, 4), (4, 2), (0,), (1, 0)])
 def test_eye(args):
     _both(lambda L: L.eye(*args))

@@ -27,3 +27,22 @@ def _(*, size, dtype, device=None):
 
 
 __all__ = ["full", "empty"]
+
+
+def fma_steps(lo, hi, steps, ty, wide):
+    """torch's CPU linspace kernel: step in ``ty``, the first half counted up from ``lo`` and the
+    second half down from ``hi``, each value one fused multiply-add rounded to ``ty``. The products
+    are exact in ``wide`` (float64 for float32, long double for float64), so rounding once matches."""
+    step = (hi - lo) / ty(steps - 1)
+    i = np.arange(steps)
+    up = wide(lo) + wide(step) * i.astype(wide)
+    down = wide(hi) - wide(step) * (steps - 1 - i).astype(wide)
+    return np.where(i < steps // 2, up, down).astype(ty)
+
+
+def linspace_values(start, end, steps, ty):
+    """``steps`` float32/float64 values from ``start`` to ``end`` as torch's CPU linspace computes
+    them (histogram edges use it too)."""
+    if steps == 1:
+        return np.array([start], dtype=ty)
+    return fma_steps(ty(start), ty(end), steps, ty, np.float64 if ty is np.float32 else np.longdouble)

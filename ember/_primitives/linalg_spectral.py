@@ -62,7 +62,13 @@ def _(a, *, full_matrices=True):
     return _svd_meta(a, full_matrices)
 
 
-def svd_backward(gU, gS, gVh, U, S, Vh):
+def _div(num, den, zero_safe):
+    # zero_safe: a zero numerator gives 0 even where den is 0 (svdvals' U/Vh get zero-filled grads
+    # from the engine, where torch has none: a zero matrix's subgradient must stay finite)
+    return num / (den.where(num != 0, den.new_ones(())) if zero_safe else den)
+
+
+def svd_backward(gU, gS, gVh, U, S, Vh, zero_safe=False):
     """PyTorch's svd_backward; ``gU``/``gVh`` may be None (svdvals)."""
     m, n = U.shape[-2], Vh.shape[-1]
     if gU is None and gVh is None:
@@ -84,13 +90,13 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye(S, k)
     Sc = S.to(U.dtype)
-    ret = (UhgU * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * VhgV) / E
+    ret = _div(UhgU * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * VhgV, E, zero_safe)
     if gS is not None:
         ret = ret + gS.to(U.dtype).diag_embed()
     if U.is_complex():
-        ret = ret + (UhgU.diagonal(0, -2, -1) / (2 * Sc)).diag_embed()
+        ret = ret + _div(UhgU.diagonal(0, -2, -1), 2 * Sc, zero_safe).diag_embed()
     if m > k:
-        gUSinv = gU / Sc.unsqueeze(-2)
+        gUSinv = _div(gU, Sc.unsqueeze(-2), zero_safe)
         gA = U @ ret + gUSinv - U @ (U.mH @ gUSinv)
         gA = gA @ V.mH
     else:
@@ -123,7 +129,7 @@ def _(a):
 def _(grads, outs):
     S, U, Vh = outs
     gS, gU, gVh = grads
-    return svd_backward(gU, gS, gVh, U, S, Vh)
+    return svd_backward(gU, gS, gVh, U, S, Vh, zero_safe=True)
 
 
 # ------------------------------------------------------------------------------ eigh / eig

@@ -409,6 +409,8 @@ def _(input, weight, bias, *, normalized_shape, eps=1e-5):
 def _(grads, input, weight, out1, out2, *, normalized_shape, needs_input_grad):
     gi, gw, gb = grads[0]._op(native_layer_norm_backward, input, out1, out2, weight,
                               normalized_shape=normalized_shape)
+    if weight is None and needs_input_grad[2]:  # the backward kernel sums grad only with a weight
+        gb = grads[0].sum_to_size(tuple(normalized_shape))
     return gi, (gw if weight is not None else None), (gb if needs_input_grad[2] else None)
 
 

@@ -11,6 +11,7 @@ written in ember ops, so they are differentiable again.
 """
 from __future__ import annotations
 
+import builtins
 import math
 import warnings
 
@@ -511,6 +512,38 @@ any = _logical("any", np.logical_or)
 all = _logical("all", np.logical_and)
 
 
+# ----------------------------------------------------------------------------- hash_tensor
+any_ = builtins.any
+
+
+@primitive("hash_tensor", kind="reduction")
+def hash_tensor(a, *, dim=None, keepdim=False, mode=0):
+    """XOR of the elements' 64-bit patterns over ``dim`` (floats as float64, integers and bool as
+    int64), as uint64: torch's mode 0."""
+    if mode != 0 or a.dtype.kind == "c" or (a.size == 0 and not dim) or \
+            any_(a.shape[d] == 0 for d in (dim or ())):
+        raise TypeError  # the meta rule raises torch's error
+    wide = a.astype(np.float64 if a.dtype.kind in "fc" and a.dtype.kind != "c" else np.int64)
+    bits = np.ascontiguousarray(wide).view(np.uint64).reshape(a.shape)
+    return np.asarray(np.bitwise_xor.reduce(bits, axis=dim, keepdims=keepdim), np.uint64)
+
+
+@hash_tensor.meta
+def _(a, *, dim=None, keepdim=False, mode=0):
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    if a.dtype.is_complex:
+        raise NotImplementedError(f'"hash_tensor" not implemented for \'{dtype_title(a.dtype)}\'')
+    dims = tuple(range(a.dim())) if dim is None or dim == () else dim
+    if a.numel() == 0 and (dim is None or dim == ()):
+        raise RuntimeError("hash_tensor: Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if a.dim() and a.shape[d] == 0:
+            raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero size.")
+    return reduce_meta(a, dim, keepdim, D.uint64)
+
+
 # ----------------------------------------------------------------------------- vector norm
 @primitive("linalg_vector_norm", kind="reduction")
 def linalg_vector_norm(a, *, ord=2, dim=None, keepdim=False):
@@ -615,4 +648,4 @@ def _(grad, a, *, p, dim, maxnorm):
 __all__ = ["sum", "mean", "prod", "amax", "amin", "max_all", "min_all", "max_dim", "min_dim",
            "median_all", "median_dim",
            "argmax", "argmin", "var", "std", "cumsum", "cumsum_reverse", "cumprod", "logsumexp",
-           "any", "all", "linalg_vector_norm", "renorm", "index_mask", "unreduce", "keep", "TensorMeta"]
+           "any", "all", "hash_tensor", "linalg_vector_norm", "renorm", "index_mask", "unreduce", "keep", "TensorMeta"]

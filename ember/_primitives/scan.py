@@ -63,6 +63,8 @@ def logcumsumexp(a, *, dim):
         m = np.maximum.accumulate(a.real, axis=dim)
         m = np.where(np.isfinite(m), m, 0)
         return np.log(np.add.accumulate(np.exp(a - m), axis=dim)) + m
+    if a.dtype.itemsize < 8:  # torch's CPU kernel accumulates float32 in double (checked: bitwise)
+        return np.logaddexp.accumulate(a.astype(np.float64), axis=dim).astype(a.dtype)
     return np.logaddexp.accumulate(a, axis=dim)
 
 

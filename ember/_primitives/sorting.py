@@ -15,6 +15,7 @@ builtins_range = range  # histogramdd takes a parameter named range
 from .. import _dtype as D
 from .._errors import dtype_title
 from ._registry import TensorMeta, primitive
+from .creation import linspace_values
 from .indexing import scatter
 from .reduction import _median_of_all, _median_of_all_meta, _select, _value_index_meta, max_dim
 
@@ -357,12 +358,38 @@ def _histc_range(a, lo, hi):
     return lo, hi
 
 
+def _edges(lo, hi, bins, dtype):
+    """``bins + 1`` equal-width edges: torch.linspace's values in ``dtype`` (checked)."""
+    if dtype in (np.float32, np.float64):
+        return linspace_values(lo, hi, bins + 1, dtype.type)
+    return np.linspace(lo, hi, bins + 1).astype(dtype)
+
+
+def _upper_bound(edges, a):
+    """C++'s ``std::upper_bound`` (the halving binary search) for every element of ``a``, also
+    on unsorted ``edges``, where it differs from NumPy's ``searchsorted``: torch bins with it."""
+    first = np.zeros(a.shape, np.int64)
+    count = np.full(a.shape, edges.size, np.int64)
+    while (count > 0).any():
+        step = count // 2
+        mid = first + step
+        right = (count > 0) & ~(a < edges[np.minimum(mid, edges.size - 1)])
+        first = np.where(right, mid + 1, first)
+        count = np.where(right, count - step - 1, step)
+    return first
+
+
 def _bin_of(a, edges):
-    """Bin of every element for ascending ``edges`` (the last bin closed); -1 when outside."""
-    idx = np.searchsorted(edges, a, side="right") - 1
+    """Bin of every element (the last bin closed); -1 when outside ``[edges[0], edges[-1]]``.
+    Unsorted edges bin as torch's do (checked on random edges): an upper-bound search."""
     nb = edges.size - 1
-    idx = np.where(a == edges[-1], nb - 1, idx)
-    return np.where((idx < 0) | (idx >= nb) | np.isnan(a), -1, idx)
+    if np.all(edges[1:] >= edges[:-1]):
+        idx = np.searchsorted(edges, a, side="right") - 1
+    else:
+        idx = _upper_bound(edges, a) - 1
+    idx = np.minimum(idx, nb - 1)
+    inside = (a >= edges[0]) & (a <= edges[-1])
+    return np.where(inside & (idx >= 0), idx, -1)
 
 
 def _weighted_count(idx, weights, nb, dtype):
@@ -402,10 +429,10 @@ def histogram(a, bins, weight=None, *, range=None, density=False):
         if range is not None:
             lo, hi = range
         else:
-            lo, hi = (a.min().item(), a.max().item()) if a.size else (0.0, 0.0)
+            lo, hi = (a.min().item(), a.max().item()) if a.size else (0.0, 1.0)  # torch: [0, 1] when empty
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges = np.linspace(lo, hi, bins + 1).astype(a.dtype)
+        edges = _edges(lo, hi, bins, a.dtype)
     nb = edges.size - 1
     hist = _weighted_count(_bin_of(a.reshape(-1), edges), weight, nb, a.dtype)
     if density:
@@ -436,10 +463,10 @@ def histogramdd(a, bin_edges, weight=None, *, bins=None, range=None, density=Fal
             lo, hi = float(range[2 * k]), float(range[2 * k + 1])
         else:
             col = pts[:, k]
-            lo, hi = (col.min().item(), col.max().item()) if col.size else (0.0, 0.0)
+            lo, hi = (col.min().item(), col.max().item()) if col.size else (0.0, 1.0)
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges.append(np.linspace(lo, hi, bins[k] + 1).astype(a.dtype))
+        edges.append(_edges(lo, hi, bins[k], a.dtype))
     counts = tuple(e.size - 1 for e in edges)
     idx = [_bin_of(pts[:, k], edges[k]) for k in builtins_range(nd)]
     outside = np.zeros(pts.shape[0], dtype=bool)

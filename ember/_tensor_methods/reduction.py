@@ -436,6 +436,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
             return r
     if dtype is not None:
         dt = as_dtype(dtype)
+        if not (x.dtype.is_floating_point or x.dtype.is_complex):  # torch checks before casting
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                               f"input. Got {dtype_title(x.dtype)}")
         if D.promote_types(x.dtype, dt) is not dt:
             raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({dtype_title(x.dtype)}) "
                                "should be convertible without narrowing to the specified dtype "
@@ -477,6 +480,19 @@ def dist(input, other, p=2):
 
 
 # ----------------------------------------------------------------------------- the mixin
+@_public("hash_tensor")
+def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
+    """XOR-hash (uint64) of ``input``'s elements over ``dim`` (None: all), each element first widened
+    to 64 bits (float64 or int64) and reinterpreted as uint64.
+
+    >>> import ember
+    >>> ember.hash_tensor(ember.tensor([1, 2, 3])).item()
+    0
+    """
+    dims = _dims(dim, input.dim(), "hash_tensor") if dim not in (None, ()) else dim
+    return dispatch(R.hash_tensor, input, dim=dims, keepdim=keepdim, mode=mode)
+
+
 class ReductionMixin:
     __slots__ = ()
     sum, mean, nansum, nanmean, prod = sum, mean, nansum, nanmean, prod
@@ -485,6 +501,7 @@ class ReductionMixin:
     var, std = var, std
     cumsum, cumsum_, cumprod, cumprod_, logsumexp = cumsum, cumsum_, cumprod, cumprod_, logsumexp
     any, all, count_nonzero, norm, dist = any, all, count_nonzero, norm, dist
+    hash_tensor = hash_tensor
 
     def sum_to_size(self, *size):
         """Sum broadcast dims away so the result has ``size`` (the inverse of ``expand``)."""
@@ -509,4 +526,4 @@ FUNCTIONS = dict(sum=sum, mean=mean, nansum=nansum, nanmean=nanmean, prod=prod, 
                  max=max, min=min, aminmax=aminmax, argmax=argmax, argmin=argmin, median=median,
                  var=var, std=std, var_mean=var_mean, std_mean=std_mean, cumsum=cumsum,
                  cumprod=cumprod, logsumexp=logsumexp, any=any, all=all, count_nonzero=count_nonzero,
-                 norm=norm, dist=dist, return_types=return_types)
+                 norm=norm, dist=dist, return_types=return_types, hash_tensor=hash_tensor)

@@ -117,12 +117,13 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     d = _trap_input(y, x, dx, dim, "cumulative_trapezoid")
     n = y.shape[d]
     m = max(n - 1, 0)
-    avg = (y.narrow(d, min(1, n), m) + y.narrow(d, 0, m)) / 2
+    # torch's order: (y_i + y_i+1) * dx in the inputs' dtype, then / 2 (integer products wrap)
+    pair = y.narrow(d, min(1, n), m) + y.narrow(d, 0, m)
     if isinstance(x, TensorBase):
-        avg = avg * _dx_view(x, y, d)
+        pair = pair * _dx_view(x, y, d)
     elif dx is not None:
-        avg = avg * dx
-    return avg.cumsum(d)
+        pair = pair * dx
+    return (pair / 2).cumsum(d)
 
 
 class ScanMixin:

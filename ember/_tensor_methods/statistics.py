@@ -8,6 +8,10 @@ Example:
 """
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+
 from .._dispatch import dispatch
 from .._primitives import reduction as R
 from .._shape import normalize_dim
@@ -44,15 +48,21 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         avg = x.mean(1, keepdim=True)
         norm = n - correction
     else:
-        w = w.to(x.dtype)
+        # the weights' sums stay in the weights' own dtype (a float32 aweights gives a float32
+        # normaliser for a float64 input, as in torch)
         total = w.sum()
         avg = (x * w).sum(1, keepdim=True) / total
-        norm = total - correction * ((w * aweights.to(x.dtype)).sum() / total) if aweights is not None \
+        norm = total - correction * (w * aweights).sum() / total if aweights is not None \
             else total - correction
     xc = x - avg
     xw = xc if w is None else xc * w
     c = xw @ xc.mT.conj()
-    c = c / norm if isinstance(norm, TensorBase) else c / max(norm, 0) if norm > 0 else c / 0.0
+    if not getattr(norm, "is_meta", False) and (float(norm) if isinstance(norm, TensorBase) else norm) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "number of observations.", UserWarning, stacklevel=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = c / norm.clamp(min=0) if isinstance(norm, TensorBase) else c / max(norm, 0) if norm > 0 \
+            else c / 0.0
     return c.reshape(()) if x.shape[0] == 1 else c  # one variable: a 0-d variance
 
 

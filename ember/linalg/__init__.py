@@ -129,16 +129,22 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     else:
         s = svdvals(A)
     m, n = A.shape[-2], A.shape[-1]
-    if rtol is None:
-        rtol = 0.0 if (atol is not None and (float(atol) if not hasattr(atol, "shape") else 1) > 0) \
-            else float(np.finfo(s.dtype.np if hasattr(s.dtype, "np") else np.float32).eps) * max(m, n)
-    atol = 0.0 if atol is None else atol
     if s.shape[-1] == 0:
         return _out(s.new_zeros(s.shape[:-1], dtype=D.int64), out)
-    smax = s.amax(-1, keepdim=True)
-    thr = (smax * rtol)
-    thr = thr.clamp(min=atol) if not hasattr(atol, "shape") else thr.maximum(atol.unsqueeze(-1))
-    return _out((s > thr).sum(-1), out)
+    # tolerances broadcast against the batch of matrices; rtol's default (eps * max(m, n)) is 0
+    # wherever atol > 0, element by element for a tensor atol (as torch)
+    eps = float(np.finfo(s.dtype.np).eps) * max(m, n)
+    smax = s.amax(-1)
+    atol_t = hasattr(atol, "shape")
+    if rtol is None:
+        if atol_t:
+            rtol = (atol <= 0).to(s.dtype) * eps
+        else:
+            rtol = 0.0 if atol is not None and float(atol) > 0 else eps
+    thr = smax * rtol
+    if atol is not None:
+        thr = thr.maximum(atol.to(s.dtype)) if atol_t else thr.clamp(min=float(atol))
+    return _out((s > thr.unsqueeze(-1)).sum(-1), out)
 
 
 # ------------------------------------------------------------------------------ products
@@ -284,6 +290,10 @@ def householder_product(A, tau, *, out=None):
     eye = _eye(A, m)
     low = A.tril(-1) + A.new_tensor(np.eye(m, n), dtype=A.dtype)
     Q = eye[:, :n].expand(tuple(A.shape[:-2]) + (m, n))
+    if k == 0 or A.numel() == 0:
+        # Q does not depend on A, yet torch's output is in A's graph (a zero gradient): a `where`
+        # that always picks the identity keeps the edge without multiplying anything by 0
+        Q = Q.where(A.new_ones((), dtype=D.bool), A)
     for i in range(k - 1, -1, -1):  # apply H_k ... H_1 to the thin identity from the left
         v = low[..., :, i:i + 1]
         t = tau[..., i:i + 1].unsqueeze(-1)

@@ -8,6 +8,7 @@ Example:
 """
 from __future__ import annotations
 
+from ._ops import _input_mask, _output_mask  # noqa: F401 (torch.masked's helpers)
 from ._ops import (amax, amin, argmax, argmin, cumprod, cumsum, log_softmax, logaddexp, logsumexp,
                    mean, median, norm, normalize, prod, softmax, softmin, std, sum, var)
 

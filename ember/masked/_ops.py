@@ -156,10 +156,9 @@ def amax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     >>> ember.masked.amax(ember.tensor([2., 5., 3.]), mask=ember.tensor([True, False, True])).item()
     3.0
     """
-    m = _mask_of(input, mask)
-    x = _cast(input, dtype)
-    x = _fill(x, m, _lowest(x.dtype)) if m is not None else x
-    return x.amax(dim=_dims(input, dim), keepdim=keepdim)
+    m = _mask_of(input, mask)  # masked-out elements take input's identity, then cast (torch's order)
+    x = _fill(input, m, _lowest(input.dtype)) if m is not None else input
+    return _cast(x, dtype).amax(dim=_dims(input, dim), keepdim=keepdim)
 
 
 @public
@@ -172,15 +171,14 @@ def amin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     2.0
     """
     m = _mask_of(input, mask)
-    x = _cast(input, dtype)
-    x = _fill(x, m, _highest(x.dtype)) if m is not None else x
-    return x.amin(dim=_dims(input, dim), keepdim=keepdim)
+    x = _fill(input, m, _highest(input.dtype)) if m is not None else input
+    return _cast(x, dtype).amin(dim=_dims(input, dim), keepdim=keepdim)
 
 
 def _arg(name, input, dim, keepdim, dtype, mask, fill):
     m = _mask_of(input, mask)
-    x = _cast(input, dtype)
-    x = _fill(x, m, fill(x.dtype)) if m is not None else x
+    x = _fill(input, m, fill(input.dtype)) if m is not None else input
+    x = _cast(x, dtype)
     if dim is not None:
         idx = getattr(x, name)(dim=dim, keepdim=keepdim)
     else:
@@ -251,7 +249,9 @@ def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
     d = _dims(x, dim)
     d = d[0] if x.dim() else 0
     was_int = not (x.dtype.is_floating_point or x.dtype.is_complex)
-    if was_int and m is not None and x.dim() and not bool(m.any(d).all()):
+    # torch checks the input's dtype, not ``dtype``'s
+    int_input = not (input.dtype.is_floating_point or input.dtype.is_complex)
+    if int_input and m is not None and x.dim() and not bool(m.any(d).all()):
         raise ValueError("masked median expects no fully masked out rows if dtype is not floating "
                          "point")
     xf = x.to(D.float64) if was_int else x
@@ -271,13 +271,12 @@ def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     >>> round(ember.masked.logsumexp(ember.tensor([0., 9., 0.]), mask=ember.tensor([True, False, True])).item(), 4)
     0.6931
     """
-    x = _cast(input, dtype)
-    m = _mask_of(x, mask)
-    if m is not None and (x.dtype.is_floating_point or x.dtype.is_complex):
-        x = _fill(x, m, -math.inf)
-    elif m is not None:  # integers: an empty slice has no -inf to show; drop the masked terms
-        x = _fill(x, m, D.iinfo(x.dtype).min)
-    return x.logsumexp(_dims(x, dim), keepdim=keepdim)
+    # masked-out elements take input's lowest value (-inf, or an integer dtype's minimum); the
+    # result is computed in input's float dtype, then cast to ``dtype`` (default: input's dtype,
+    # so integer inputs give truncated integers), as torch does
+    m = _mask_of(input, mask)
+    x = _fill(input, m, _lowest(input.dtype)) if m is not None else input
+    return x.logsumexp(_dims(x, dim), keepdim=keepdim).to(dtype or input.dtype)
 
 
 @public
@@ -290,11 +289,9 @@ def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
     5.0
     """
     m = _mask_of(input, mask)
-    x = _cast(input, dtype)
     fill = math.inf if ord == -math.inf else 0
-    if m is not None:
-        x = _fill(x, m, fill)
-    return _vector_norm(x, ord, _dims(x, dim), keepdim=keepdim)
+    x = _fill(input, m, fill) if m is not None else input
+    return _vector_norm(x, ord, _dims(x, dim), keepdim=keepdim, dtype=dtype)
 
 
 def _var(name, input, dim, unbiased, correction, keepdim, dtype, mask):
@@ -432,3 +429,52 @@ def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
     a = _fill(_cast(input, dtype), _mask_of(input, input_mask), -math.inf)
     b = _fill(_cast(other, dtype), _mask_of(other, other_mask), -math.inf)
     return a.logaddexp(b)
+
+
+# ------------------------------------------------------------------------------ mask helpers
+_REDUCTIONS = frozenset(("sum", "prod", "amax", "amin", "argmax", "argmin", "mean", "median", "norm",
+                         "var", "std", "logsumexp"))
+_NORMALIZATIONS = frozenset(("softmax", "log_softmax", "softmin", "normalize", "cumsum", "cumprod"))
+
+
+def _input_mask(input, *args, **kwargs):
+    """The ``mask`` keyword as a bool tensor of ``input``'s shape (torch.masked's helper, used by
+    torch's gradient checks); a missing mask is a ValueError.
+
+    >>> import ember
+    >>> ember.masked._input_mask(ember.zeros(2, 2), mask=ember.tensor([True, False])).tolist()
+    [[True, False], [True, False]]
+    """
+    mask = kwargs.get("mask")
+    if mask is None:
+        raise ValueError("_input_mask requires explicit mask")
+    return _mask_of(input, mask)
+
+
+def _output_mask(op, input, *args, **kwargs):
+    """Which elements of ``op(input, *args, **kwargs)`` have at least one unmasked input: the input
+    mask reduced with ``any`` over the reduced dims for reductions, the input mask itself for
+    normalisations and scans.
+
+    >>> import ember
+    >>> m = ember.tensor([[True, False], [False, False]])
+    >>> ember.masked._output_mask(ember.masked.sum, ember.zeros(2, 2), 1, mask=m).tolist()
+    [True, False]
+    """
+    import inspect
+
+    name = getattr(op, "__name__", "")
+    if name not in _REDUCTIONS | _NORMALIZATIONS:
+        raise ValueError(f"_output_mask expected masked operation (got callable "
+                         f"{getattr(op, '__module__', '')}.{name})")
+    inmask = _input_mask(input, *args, **kwargs)
+    if name in _NORMALIZATIONS:
+        return inmask
+    # a dim not given means every dim here, whatever the op's own default (median's is -1): torch's
+    # helper reads dim from the call only
+    bound = inspect.signature(op).bind(input, *args, **kwargs).arguments
+    dims = _dims(input, bound.get("dim"))
+    keepdim = bound.get("keepdim", False)
+    if not dims:
+        return inmask.clone()
+    return inmask.any(dim=dims, keepdim=keepdim)

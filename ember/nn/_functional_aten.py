@@ -26,6 +26,7 @@ from . import _functional_loss_margin as FLMg
 from . import _functional_pad_fold_shuffle as FPad
 from . import _functional_pooling as FPool
 from . import _functional_misc as FM
+from . import _functional_norm as FN
 from . import _functional_sampling as FS
 from . import functional as F
 
@@ -361,6 +362,45 @@ def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirect
                    bidirectional, batch_first)
 
 
+# ------------------------------------------------------------------------------ native norms
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """``torch.native_layer_norm``: ``(output, mean, rstd)``; mean and rstd ``(*batch, 1, ...)`` keep
+    the normalised dims as 1 and carry no gradient (as torch's)."""
+    out = FN.layer_norm(input, normalized_shape, weight, bias, eps)
+    dims = tuple(range(input.dim() - len(tuple(normalized_shape)), input.dim()))
+    with no_grad():
+        mean = input.mean(dims, keepdim=True) if dims else input.clone()
+        rstd = (input.var(dims, correction=0, keepdim=True) + eps).rsqrt() if dims else \
+            input.new_full(tuple(input.shape), eps).rsqrt()
+    return out, mean, rstd
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``torch.native_batch_norm``: ``(output, batch mean, batch 1/std)`` per channel when
+    training (running stats, when given, updated in place); evaluation gives two empty tensors."""
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("native_batch_norm: running_mean and running_var must be defined in "
+                           "evaluation mode")
+    out = FN.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        return out, input.new_empty(0), input.new_empty(0)
+    dims = [0] + list(range(2, input.dim()))
+    with no_grad():
+        mean = input.mean(dims)
+        invstd = (input.var(dims, correction=0) + eps).rsqrt()
+    return out, mean, invstd
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """``torch.native_group_norm``: ``(output, mean, rstd)`` with mean/rstd ``(N, group)``; unlike
+    layer norm's, they are differentiable (torch's are)."""
+    out = FN.group_norm(input, group, weight, bias, eps)
+    x = input.reshape(N, group, C // group * HxW)  # shape: (N, G, C/G * HxW)
+    mean = x.mean(-1)
+    rstd = (x.var(-1, correction=0) + eps).rsqrt()
+    return out, mean, rstd
+
+
 # ------------------------------------------------------------------------------ embedding_bag
 _BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
 
@@ -413,4 +453,4 @@ TORCH_FUNCTIONS = {n: globals()[n] for n in (
     "dropout_", "alpha_dropout_", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
     "embedding_renorm_", "frobenius_norm", "nuclear_norm", "norm_except_dim", "rnn_tanh_cell",
     "rnn_relu_cell", "lstm_cell", "gru_cell", "lstm", "gru", "rnn_tanh", "rnn_relu",
-    "embedding_bag")}
+    "embedding_bag", "native_layer_norm", "native_batch_norm", "native_group_norm")}

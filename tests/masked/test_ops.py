@@ -152,3 +152,42 @@ def test_errors_match_torch():
         with pytest.raises(type(te.value)) as ee:
             getattr(ember.masked, name)(*ea, **ek)
         assert str(ee.value) == str(te.value)
+
+
+def test_integer_inputs_with_dtype_and_logsumexp():
+    # masked-out elements take the identity of the input's dtype before ``dtype=`` casts (an empty
+    # int slice gives float(int64 min), not -inf), and integer logsumexp keeps its dtype (truncated)
+    xi = RNG.integers(-5, 6, (3, 4))
+    m = RNG.random((3, 4)) > 0.5
+    m[0] = False
+    for name in ("amax", "amin", "logsumexp", "argmax", "argmin"):
+        _compare(name, (1,), {"dtype": "float32"}, dtype="int64", grad=False, mask=m, x=xi)
+    _compare("logsumexp", (1,), {}, dtype="int64", grad=False, mask=m, x=xi)
+    _compare("logsumexp", (1,), {"dtype": "int64"}, dtype="float32", grad=False, mask=m, x=X[0, :3, :4])
+
+
+def test_output_and_input_masks():
+    xt, xe = _t(X), _e(X)
+    mt, me = _t(MASK), _e(MASK)
+    for fn, args, kw in (("sum", (1,), {}), ("amax", (), {}), ("norm", (2.0, (0, 2)), {"keepdim": True}),
+                         ("var", (2, True), {}), ("argmin", (), {"dim": 0}), ("median", (), {}),
+                         ("softmax", (1,), {}), ("cumsum", (2,), {}), ("normalize", (2.0, 0), {})):
+        rt = torch.masked._output_mask(getattr(torch.masked, fn), xt, *args, mask=mt, **kw)
+        re_ = ember.masked._output_mask(getattr(ember.masked, fn), xe, *args, mask=me, **kw)
+        assert np.array_equal(_np(re_), rt.numpy()), fn
+    np.testing.assert_array_equal(_np(ember.masked._input_mask(xe, mask=_e(ROWMASK))),
+                                  torch.masked._input_mask(xt, mask=_t(ROWMASK)).numpy())
+    for mod, x in ((torch, xt), (ember, xe)):
+        with pytest.raises(ValueError, match="requires explicit mask"):
+            mod.masked._input_mask(x)
+
+
+def test_median_and_norm_check_the_input_dtype():
+    xi = np.array([[1, 2, 3], [4, 5, 6]])
+    m = np.array([[True, False, True], [False, False, False]])
+    for name, args in (("median", (1,)), ("norm", (2.0, 1))):
+        with pytest.raises(Exception) as te:
+            getattr(torch.masked, name)(_t(xi), *args, mask=_t(m), dtype=torch.float32)
+        with pytest.raises(type(te.value)) as ee:
+            getattr(ember.masked, name)(_e(xi), *args, mask=_e(m), dtype=ember.float32)
+        assert str(ee.value) == str(te.value)

@@ -45,13 +45,14 @@ TOLERANCES.update({name: (_F32, 1e-4, 1e-5, _SUMS) for name in (
     "matmul", "__rmatmul__", "addbmm", "baddbmm", "bmm", "mm", "addmm", "addmm.decomposed", "einsum",
     "tensordot", "inner", "stft", "cdist", "nn.functional.conv_transpose3d", "matrix_exp",
     "nn.functional.ctc_loss", "nn.functional.conv3d", "kron", "histogram", "fft.hfft2",
-    "nn.functional.grid_sample", "special.log_ndtr", "cov", "nn.functional.scaled_dot_product_attention",
+    "nn.functional.grid_sample", "grid_sampler_2d", "grid_sampler_3d", "special.log_ndtr", "cov", "nn.functional.scaled_dot_product_attention",
     "nn.functional.multi_head_attention_forward")})
 _CANCEL = ("float32 gradients with cancellation (sums over broadcast dims of large terms; a one-element "
            "layer_norm's zero gradient times 1/sqrt(eps)): torch and ember are both off the float64 "
            "gradient by rounding of similar size (checked), so they differ from each other by as much")
 TOLERANCES.update({name: (_F32, 1e-3, 2e-4, _CANCEL) for name in (
-    "pow", "float_power", "__rpow__", "nn.functional.layer_norm", "nn.functional.rms_norm")})
+    "pow", "float_power", "__rpow__", "nn.functional.layer_norm", "nn.functional.rms_norm",
+    "native_layer_norm")})
 TOLERANCES["matrix_exp"] = (_F32, 1e-4, 1e-4, _SUMS)
 TOLERANCES.update({name: (_F32, 1e-5, 5e-5, _WIDE) for name in (
     "digamma", "polygamma.polygamma_n_0", "polygamma.polygamma_n_1", "polygamma.polygamma_n_2",
@@ -61,6 +62,10 @@ _BESSEL = ("torch's float64 Bessel functions are off the exact value by up to 8.
            "mpmath to 1e-16); ember returns the exact value")
 TOLERANCES.update({name: ((torch.float64,), 1e-6, 1e-7, _BESSEL) for name in (
     "special.bessel_j0", "special.bessel_j1", "special.bessel_y0", "special.bessel_y1")})
+
+TOLERANCES["linalg.householder_product"] = (_F32, 1e-3, 1e-3, (
+    "torch's float32 input gradient is less exact (large tau): on sample 7 torch gives -6.35997 where "
+    "the float64 gradient is -6.36286 (4.5e-4 relative) and ember's composite -6.36286 (checked)"))
 
 # OpInfos whose outputs are defined only up to a gauge (the sign or phase of eigen/singular
 # vectors): LAPACK builds differ (torch ships MKL, NumPy OpenBLAS), so their outputs are compared
