@@ -18,6 +18,7 @@ Example:
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from math import prod
 
@@ -31,6 +32,30 @@ BLOCK_BYTES = 1 << 22
 # (~2500 page faults, +6 ms system time per LeNet-5 step, measured); the recomputation is cheaper.
 CACHE_BYTES = 0
 SAMPLE_MAJOR_CK = 320  # C*K up to this: per-sample GEMMs on (C*K, L) columns (measured faster)
+WIDE_WEIGHT_CK = 64  # ... except the weight gradient at stride 1 from C*K = 64 on: one GEMM on wide rows
+
+
+class _Workspace(threading.local):
+    def __init__(self):
+        self.buffers = {}
+
+
+_WORK = _Workspace()
+WORK_BYTES = 64 << 20  # larger temporaries are allocated per call
+
+
+def _scratch(slot, shape, dtype):
+    """A per-thread temporary of ``shape`` reused across calls (uninitialised): a fresh multi-MB
+    array each call is a fresh mmap whose pages fault in again (measured: ~2500 faults, ~6 ms of
+    system time per call on the table's conv). Each ``slot`` names one live temporary."""
+    dtype = np.dtype(dtype)
+    size = prod(shape) * dtype.itemsize
+    if size > WORK_BYTES:
+        return np.empty(shape, dtype)
+    buf = _WORK.buffers.get(slot)
+    if buf is None or buf.nbytes < size:
+        buf = _WORK.buffers[slot] = np.empty(size, np.uint8)
+    return buf[:size].view(dtype).reshape(shape)
 
 
 def _zeros(shape, dtype):
@@ -150,6 +175,30 @@ def _im2col_wide(x, k, padding, dilation, out, ones):
     return cols
 
 
+def _im2col_wide_samples(x, k, padding, dilation, out, ones):
+    """Sample-major wide columns ``(nb, C*K [+1], span)`` of ``x (nb, C, *S)`` (stride 1): one strided
+    copy whose inner run is a tap's whole contiguous slice (not one short output row)."""
+    nb, c = x.shape[:2]
+    padded, pstr = _grid(x.shape[2:], padding)
+    if any(padding):
+        xp = _scratch("pad", (nb, c) + padded, x.dtype)
+        xp.fill(0)
+        xp[(slice(None), slice(None)) + _interior(x.shape[2:], padding)] = x
+    else:
+        xp = np.ascontiguousarray(x)
+    span = _span(out, pstr)
+    ck = c * prod(k)
+    cols = _scratch("cols", (nb, ck + ones, span), x.dtype)
+    it = x.itemsize
+    win = np.lib.stride_tricks.as_strided(
+        xp, (nb, c) + tuple(k) + (span,),
+        xp.strides[:2] + tuple(dilation[i] * pstr[i] * it for i in range(len(k))) + (it,), writeable=False)
+    np.copyto(cols[:, :ck].reshape((nb, c) + tuple(k) + (span,)), win)
+    if ones:
+        cols[:, ck] = 1
+    return cols, pstr
+
+
 def _to_wide(g, size, padding, out):
     """``g (nb, O, *out)`` as zero-filled wide rows ``(O, nb*span)`` on the padded grid of ``size``."""
     nb, o = g.shape[:2]
@@ -224,6 +273,15 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     key = (k, stride, padding, dilation)
     if _sample_major(ck):
         whole = cache and (ck + ones) * n * L * x.itemsize <= CACHE_BYTES
+        if not whole and all(s == 1 for s in stride):  # wide rows: long copies, one GEMM per sample
+            span = _span(osz, _grid(x.shape[2:], padding)[1])
+            nb = _block(n, (ck + ones) * span * x.itemsize)
+            for n0 in range(0, n, nb):
+                n1 = min(n, n0 + nb)
+                cols, pstr = _im2col_wide_samples(x[n0:n1], k, padding, dilation, osz, ones)
+                y = np.matmul(wb, cols, out=_scratch("gemm", (n1 - n0, o, span), x.dtype))
+                res[n0:n1] = _wide_view(y, osz, pstr)
+            return res
         nb = _block(n, (ck + ones) * L * x.itemsize, whole)
         for n0 in range(0, n, nb):
             n1 = min(n, n0 + nb)
@@ -278,7 +336,10 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
             acc += np.matmul(g3[i], x[i].reshape(c, L).T)
         return acc.reshape(weight_size)
     cols = _recall(x, (k, stride, padding, dilation))
-    if _sample_major(ck):
+    # wide rows multiply the output gradient's zeros between rows by input values there: exact
+    # only for a finite input (0 * inf is nan where torch computes nothing)
+    wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz) and _finite(x)
+    if _sample_major(ck) and (cols is not None or not wide or ck < WIDE_WEIGHT_CK):
         nb = n if cols is not None else _block(n, ck * L * x.itemsize)
         acc = None
         for n0 in range(0, n, nb):
@@ -288,9 +349,6 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
             part = np.matmul(g3[n0:n1], c_[:, :ck].swapaxes(1, 2)).sum(0)
             acc = part if acc is None else np.add(acc, part, out=acc)
         return acc.reshape(weight_size)
-    # wide rows multiply the output gradient's zeros between rows by input values there: exact
-    # only for a finite input (0 * inf is nan where torch computes nothing)
-    wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz) and _finite(x)
     if cols is not None and not wide and all(s == 1 for s in stride):
         cols = None  # cached as wide rows, which this input cannot use
     if cols is not None:
