@@ -287,3 +287,4 @@ def depthwise_weight(x, g, sh, sw, ph, pw, dh, dw, out):
     else:
         _depthwise_weight_generic(x, g, sh, sw, ph, pw, dh, dw, out)
 
+
