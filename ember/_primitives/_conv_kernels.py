@@ -18,7 +18,6 @@ Example:
 """
 from __future__ import annotations
 
-import threading
 import weakref
 from math import prod
 
@@ -33,29 +32,6 @@ BLOCK_BYTES = 1 << 22
 CACHE_BYTES = 0
 SAMPLE_MAJOR_CK = 320  # C*K up to this: per-sample GEMMs on (C*K, L) columns (measured faster)
 WIDE_WEIGHT_CK = 64  # ... except the weight gradient at stride 1 from C*K = 64 on: one GEMM on wide rows
-
-
-class _Workspace(threading.local):
-    def __init__(self):
-        self.buffers = {}
-
-
-_WORK = _Workspace()
-WORK_BYTES = 64 << 20  # larger temporaries are allocated per call
-
-
-def _scratch(slot, shape, dtype):
-    """A per-thread temporary of ``shape`` reused across calls (uninitialised): a fresh multi-MB
-    array each call is a fresh mmap whose pages fault in again (measured: ~2500 faults, ~6 ms of
-    system time per call on the table's conv). Each ``slot`` names one live temporary."""
-    dtype = np.dtype(dtype)
-    size = prod(shape) * dtype.itemsize
-    if size > WORK_BYTES:
-        return np.empty(shape, dtype)
-    buf = _WORK.buffers.get(slot)
-    if buf is None or buf.nbytes < size:
-        buf = _WORK.buffers[slot] = np.empty(size, np.uint8)
-    return buf[:size].view(dtype).reshape(shape)
 
 
 def _zeros(shape, dtype):
@@ -181,14 +157,13 @@ def _im2col_wide_samples(x, k, padding, dilation, out, ones):
     nb, c = x.shape[:2]
     padded, pstr = _grid(x.shape[2:], padding)
     if any(padding):
-        xp = _scratch("pad", (nb, c) + padded, x.dtype)
-        xp.fill(0)
+        xp = _zeros((nb, c) + padded, x.dtype)
         xp[(slice(None), slice(None)) + _interior(x.shape[2:], padding)] = x
     else:
         xp = np.ascontiguousarray(x)
     span = _span(out, pstr)
     ck = c * prod(k)
-    cols = _scratch("cols", (nb, ck + ones, span), x.dtype)
+    cols = np.empty((nb, ck + ones, span), x.dtype)
     it = x.itemsize
     win = np.lib.stride_tricks.as_strided(
         xp, (nb, c) + tuple(k) + (span,),
@@ -279,8 +254,7 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
             for n0 in range(0, n, nb):
                 n1 = min(n, n0 + nb)
                 cols, pstr = _im2col_wide_samples(x[n0:n1], k, padding, dilation, osz, ones)
-                y = np.matmul(wb, cols, out=_scratch("gemm", (n1 - n0, o, span), x.dtype))
-                res[n0:n1] = _wide_view(y, osz, pstr)
+                res[n0:n1] = _wide_view(np.matmul(wb, cols), osz, pstr)
             return res
         nb = _block(n, (ck + ones) * L * x.itemsize, whole)
         for n0 in range(0, n, nb):
