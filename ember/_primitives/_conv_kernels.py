@@ -32,6 +32,7 @@ BLOCK_BYTES = 1 << 22
 CACHE_BYTES = 0
 SAMPLE_MAJOR_CK = 320  # C*K up to this: per-sample GEMMs on (C*K, L) columns (measured faster)
 WIDE_WEIGHT_CK = 64  # ... except the weight gradient at stride 1 from C*K = 64 on: one GEMM on wide rows
+SHORT_ROW = 16  # sample-major forward at stride 1: wide rows when output rows are shorter (measured)
 
 
 def _zeros(shape, dtype):
@@ -232,6 +233,8 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     osz = _out_size(x.shape[2:], k, stride, padding, dilation)
     L = prod(osz)
     res = np.empty((n, o) + osz, x.dtype) if out is None else out
+    if n == 0:  # an empty batch: nothing to compute (the blocking below needs a sample)
+        return res
     r3 = res.reshape(n, o, L) if out is None else None
     w2 = w.reshape(o, -1)
     if _pointwise(k, stride, padding):
@@ -248,7 +251,9 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     key = (k, stride, padding, dilation)
     if _sample_major(ck):
         whole = cache and (ck + ones) * n * L * x.itemsize <= CACHE_BYTES
-        if not whole and all(s == 1 for s in stride):  # wide rows: long copies, one GEMM per sample
+        if not whole and all(s == 1 for s in stride) and osz[-1] < SHORT_ROW:
+            # short output rows make im2col's copies short: wide rows instead (one long copy per
+            # tap and sample, a few dropped columns in the GEMM)
             span = _span(osz, _grid(x.shape[2:], padding)[1])
             nb = _block(n, (ck + ones) * span * x.itemsize)
             for n0 in range(0, n, nb):
@@ -303,6 +308,8 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
     osz = tuple(g.shape[2:])
     L = prod(osz)
     ck = c * prod(k)
+    if n == 0:
+        return np.zeros(weight_size, x.dtype)
     g3 = g.reshape(n, o, L)
     if _pointwise(k, stride, padding):
         acc = np.matmul(g3[0], x[0].reshape(c, L).T)
@@ -359,6 +366,8 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
     L = prod(insz)
     size = tuple(size)
     res = np.empty((n, cout) + size, x.dtype) if out is None else out
+    if n == 0:
+        return res
     wt = np.ascontiguousarray(w.reshape(cin, -1).T)  # (Cout*K, Cin)
     x3 = x.reshape(n, cin, L)
     if _pointwise(k, stride, padding) and insz == size:
