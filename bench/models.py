@@ -2,13 +2,14 @@
 LeNet-5 (batch 64, 1x28x28), a 2-layer LSTM (batch 32, seq 50, hidden 256) and a transformer
 encoder (4 layers, d_model 128, 4 heads, seq 64, batch 16). Prints ms/step and ember/torch ratios.
 
-Usage: ``python bench/models.py [--steps N] [--only NAME] [--profile NAME]`` (``--profile`` adds a
+Usage: ``python bench/models.py [--steps N] [--only NAME] [--profile NAME] [--thread-time]`` (``--profile`` adds a
 cProfile top-20 of that model's ember step).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import time
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -77,9 +78,12 @@ def make_step(lib, name):
     return step
 
 
+CLOCK = time.perf_counter
+
+
 def time_step(step, steps: int, repeats: int = 3) -> float:
     """Best-of-``repeats`` mean milliseconds per step."""
-    return _timing.time_step(step, steps, repeats, warmup=3)
+    return _timing.time_step(step, steps, repeats, warmup=3, clock=CLOCK)
 
 
 def main() -> None:
@@ -87,7 +91,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--only", choices=list(MODELS))
     parser.add_argument("--profile", choices=list(MODELS))
+    parser.add_argument("--thread-time", action="store_true",
+                        help="time on this thread's CPU clock (fairer on a machine shared with other jobs)")
     args = parser.parse_args()
+    global CLOCK
+    CLOCK = time.thread_time if args.thread_time else time.perf_counter
 
     import torch
 

@@ -31,6 +31,8 @@ BLOCK_BYTES = 1 << 22
 # (~2500 page faults, +6 ms system time per LeNet-5 step, measured); the recomputation is cheaper.
 CACHE_BYTES = 0
 SAMPLE_MAJOR_CK = 320  # C*K up to this: per-sample GEMMs on (C*K, L) columns (measured faster)
+WIDE_WEIGHT_CK = 64  # ... except the weight gradient at stride 1 from C*K = 64 on: one GEMM on wide rows
+SHORT_ROW = 16  # sample-major forward at stride 1: wide rows when output rows are shorter (measured)
 
 
 def _zeros(shape, dtype):
@@ -150,6 +152,29 @@ def _im2col_wide(x, k, padding, dilation, out, ones):
     return cols
 
 
+def _im2col_wide_samples(x, k, padding, dilation, out, ones):
+    """Sample-major wide columns ``(nb, C*K [+1], span)`` of ``x (nb, C, *S)`` (stride 1): one strided
+    copy whose inner run is a tap's whole contiguous slice (not one short output row)."""
+    nb, c = x.shape[:2]
+    padded, pstr = _grid(x.shape[2:], padding)
+    if any(padding):
+        xp = _zeros((nb, c) + padded, x.dtype)
+        xp[(slice(None), slice(None)) + _interior(x.shape[2:], padding)] = x
+    else:
+        xp = np.ascontiguousarray(x)
+    span = _span(out, pstr)
+    ck = c * prod(k)
+    cols = np.empty((nb, ck + ones, span), x.dtype)
+    it = x.itemsize
+    win = np.lib.stride_tricks.as_strided(
+        xp, (nb, c) + tuple(k) + (span,),
+        xp.strides[:2] + tuple(dilation[i] * pstr[i] * it for i in range(len(k))) + (it,), writeable=False)
+    np.copyto(cols[:, :ck].reshape((nb, c) + tuple(k) + (span,)), win)
+    if ones:
+        cols[:, ck] = 1
+    return cols, pstr
+
+
 def _to_wide(g, size, padding, out):
     """``g (nb, O, *out)`` as zero-filled wide rows ``(O, nb*span)`` on the padded grid of ``size``."""
     nb, o = g.shape[:2]
@@ -208,6 +233,8 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     osz = _out_size(x.shape[2:], k, stride, padding, dilation)
     L = prod(osz)
     res = np.empty((n, o) + osz, x.dtype) if out is None else out
+    if n == 0:  # an empty batch: nothing to compute (the blocking below needs a sample)
+        return res
     r3 = res.reshape(n, o, L) if out is None else None
     w2 = w.reshape(o, -1)
     if _pointwise(k, stride, padding):
@@ -224,6 +251,16 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     key = (k, stride, padding, dilation)
     if _sample_major(ck):
         whole = cache and (ck + ones) * n * L * x.itemsize <= CACHE_BYTES
+        if not whole and all(s == 1 for s in stride) and osz[-1] < SHORT_ROW:
+            # short output rows make im2col's copies short: wide rows instead (one long copy per
+            # tap and sample, a few dropped columns in the GEMM)
+            span = _span(osz, _grid(x.shape[2:], padding)[1])
+            nb = _block(n, (ck + ones) * span * x.itemsize)
+            for n0 in range(0, n, nb):
+                n1 = min(n, n0 + nb)
+                cols, pstr = _im2col_wide_samples(x[n0:n1], k, padding, dilation, osz, ones)
+                res[n0:n1] = _wide_view(np.matmul(wb, cols), osz, pstr)
+            return res
         nb = _block(n, (ck + ones) * L * x.itemsize, whole)
         for n0 in range(0, n, nb):
             n1 = min(n, n0 + nb)
@@ -271,6 +308,8 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
     osz = tuple(g.shape[2:])
     L = prod(osz)
     ck = c * prod(k)
+    if n == 0:
+        return np.zeros(weight_size, x.dtype)
     g3 = g.reshape(n, o, L)
     if _pointwise(k, stride, padding):
         acc = np.matmul(g3[0], x[0].reshape(c, L).T)
@@ -278,7 +317,10 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
             acc += np.matmul(g3[i], x[i].reshape(c, L).T)
         return acc.reshape(weight_size)
     cols = _recall(x, (k, stride, padding, dilation))
-    if _sample_major(ck):
+    # wide rows multiply the output gradient's zeros between rows by input values there: exact
+    # only for a finite input (0 * inf is nan where torch computes nothing)
+    wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz) and _finite(x)
+    if _sample_major(ck) and (cols is not None or not wide or ck < WIDE_WEIGHT_CK):
         nb = n if cols is not None else _block(n, ck * L * x.itemsize)
         acc = None
         for n0 in range(0, n, nb):
@@ -288,9 +330,6 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
             part = np.matmul(g3[n0:n1], c_[:, :ck].swapaxes(1, 2)).sum(0)
             acc = part if acc is None else np.add(acc, part, out=acc)
         return acc.reshape(weight_size)
-    # wide rows multiply the output gradient's zeros between rows by input values there: exact
-    # only for a finite input (0 * inf is nan where torch computes nothing)
-    wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz) and _finite(x)
     if cols is not None and not wide and all(s == 1 for s in stride):
         cols = None  # cached as wide rows, which this input cannot use
     if cols is not None:
@@ -327,6 +366,8 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
     L = prod(insz)
     size = tuple(size)
     res = np.empty((n, cout) + size, x.dtype) if out is None else out
+    if n == 0:
+        return res
     wt = np.ascontiguousarray(w.reshape(cin, -1).T)  # (Cout*K, Cin)
     x3 = x.reshape(n, cin, L)
     if _pointwise(k, stride, padding) and insz == size:

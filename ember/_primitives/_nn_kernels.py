@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["layer_norm_forward", "layer_norm_backward", "index_add_rows", "depthwise_forward",
-           "depthwise_transpose", "depthwise_weight"]
+           "depthwise_transpose", "depthwise_weight", "max_pool2d_forward"]
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"}, nogil=True)
@@ -287,3 +287,69 @@ def depthwise_weight(x, g, sh, sw, ph, pw, dh, dw, out):
     else:
         _depthwise_weight_generic(x, g, sh, sw, ph, pw, dh, dw, out)
 
+
+
+
+# ------------------------------------------------------------------ 2-d max pooling (float)
+@njit(cache=True, nogil=True)
+def max_pool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, out, idx):  # pragma: no cover - compiled
+    """Max over each window of ``x (N, C, H, W)`` into ``out (N, C, OH, OW)``, with the flat plane
+    position of the first maximum in ``idx`` (a NaN replaces the running maximum whenever met).
+    Window positions outside the input are skipped; the default index is the window's first
+    position inside it."""
+    n, c, h, w = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    if ph == 0 and pw == 0 and (oh - 1) * sh + (kh - 1) * dh < h and (ow - 1) * sw + (kw - 1) * dw < w:
+        _max_pool2d_inside(x, kh, kw, sh, sw, dh, dw, out, idx)
+        return
+    for i in range(n):
+        for ch in range(c):
+            for y in range(oh):
+                y0 = y * sh - ph
+                y1 = min(y0 + (kh - 1) * dh + 1, h)
+                while y0 < 0:
+                    y0 += dh
+                for xx in range(ow):
+                    x0 = xx * sw - pw
+                    x1 = min(x0 + (kw - 1) * dw + 1, w)
+                    while x0 < 0:
+                        x0 += dw
+                    best = -np.inf
+                    at = y0 * w + x0
+                    for yy in range(y0, y1, dh):
+                        for xi in range(x0, x1, dw):
+                            v = x[i, ch, yy, xi]
+                            if v > best or v != v:
+                                best = v
+                                at = yy * w + xi
+                    out[i, ch, y, xx] = best
+                    idx[i, ch, y, xx] = at
+
+
+@njit(cache=True, nogil=True)
+def _max_pool2d_inside(x, kh, kw, sh, sw, dh, dw, out, idx):  # pragma: no cover - compiled
+    """``max_pool2d_forward`` when every window lies inside the input (no bounds to clip)."""
+    n, c, h, w = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    for i in range(n):
+        for ch in range(c):
+            plane = x[i, ch]
+            o = out[i, ch]
+            ix = idx[i, ch]
+            for y in range(oh):
+                y0 = y * sh
+                for xx in range(ow):
+                    x0 = xx * sw
+                    best = plane[y0, x0]
+                    at = y0 * w + x0
+                    for a in range(kh):
+                        yy = y0 + a * dh
+                        for b in range(kw):
+                            xi = x0 + b * dw
+                            v = plane[yy, xi]
+                            # selects, not branches (random data mispredicts half the time)
+                            upd = (v > best) | (v != v)
+                            best = v if upd else best
+                            at = yy * w + xi if upd else at
+                    o[y, xx] = best
+                    ix[y, xx] = at

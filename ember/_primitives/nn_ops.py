@@ -82,6 +82,17 @@ def _(gg, grad, output, *, dim):
     return gg._op(softmax_backward, output, dim=dim), g_out
 
 
+# (N, C) rows up to this many elements run one Numba loop per row (``_ce_kernels.log_softmax_rows``)
+# in log_softmax and in the fused cross_entropy alike, so the two give the same bits
+ROWS_NUMBA_MAX = 4096
+_ROW_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _small_rows(a, dim) -> bool:
+    return a.ndim == 2 and (dim == 1 or dim == -1) and 0 < a.size <= ROWS_NUMBA_MAX and \
+        a.dtype in _ROW_DTYPES
+
+
 @primitive("_log_softmax", kind="other")
 def log_softmax(a, *, dim):
     """``a - max - log(sum(exp(a - max)))`` along ``dim``."""
@@ -90,6 +101,11 @@ def log_softmax(a, *, dim):
         return np.zeros_like(a)
     if a.size == 0:
         return np.empty_like(a)
+    if _small_rows(a, dim):
+        from ._ce_kernels import log_softmax_rows
+        out = np.empty(a.shape, a.dtype)
+        log_softmax_rows(np.ascontiguousarray(a), out)
+        return out
     s = a - _maxr(a, axis=dim, keepdims=True)
     s -= np.log(_addr(np.exp(s), axis=dim, keepdims=True))
     return s
@@ -199,12 +215,17 @@ def nll_loss(input, target, weight, *, reduction=1, ignore_index=-100):
     picked, w, _ = _nll_pick(input, target, weight, ignore_index)
     if w is not None:
         picked = picked * w
+    return _nll_reduce(picked, w, reduction, input.dtype)
+
+
+def _nll_reduce(picked, w, reduction, dtype):
+    """nll_loss from the (weighted) log-probabilities at the targets."""
     if reduction == 0:
         return -picked
     total = -_addr(picked, axis=None)
     if reduction == 1:
         total = _safe_div(total, picked.size if w is None else _addr(w, axis=None))
-    return np.asarray(total, input.dtype)
+    return np.asarray(total, dtype)
 
 
 @nll_loss.meta
@@ -298,6 +319,16 @@ def cross_entropy(input, target, *, reduction=1, ignore_index=-100):
     """``(loss, log_softmax(input, 1))`` for float ``input (N, C)`` and int64 ``target (N,)``."""
     if input.ndim != 2 or target.ndim != 1 or input.dtype not in _CE_DTYPES:
         raise SlowPath
+    c = input.shape[1]
+    if _small_rows(input, 1) and target.dtype == np.int64 and target.shape[0] == input.shape[0] \
+            and not 0 <= ignore_index < c:
+        # one loop: log_softmax_rows and the pick (a target out of range, e.g. an ignored -100,
+        # leaves it to the general code below)
+        from ._ce_kernels import cross_entropy_rows
+        logp = np.empty(input.shape, input.dtype)
+        picked = np.empty(input.shape[0], input.dtype)
+        if cross_entropy_rows(np.ascontiguousarray(input), target, logp, picked) < 0:
+            return _nll_reduce(picked, None, reduction, input.dtype), logp
     logp = log_softmax.kernel(input, dim=1)
     return nll_loss.kernel(logp, target, None, reduction=reduction, ignore_index=ignore_index), logp
 
@@ -323,6 +354,15 @@ def cross_entropy_backward(grad, target, input, logp, *, reduction=1, ignore_ind
     # computed as exp(logp) * k, then - k at the target; IEEE negation and addition are exact and
     # commutative, so the values are bitwise the composite's
     n, c = logp.shape
+    if reduction != 0 and 0 < n and target.dtype == np.int64 and not 0 <= ignore_index < c and \
+            logp.dtype in _ROW_DTYPES and target.shape == (n,):
+        # no target can be ignored: one loop (the same float operations as below) unless a target
+        # is out of range (left to the checks below)
+        from ._ce_kernels import cross_entropy_grad_rows
+        k = _safe_div(grad, grad.dtype.type(n)) if reduction == 1 else grad
+        out = np.exp(logp)
+        if cross_entropy_grad_rows(out, target, np.full(n, k, out.dtype)) < 0:
+            return out
     t, ignored = _nll_index(target, c, ignore_index)
     if ignored is not None and not ignored.any():
         ignored = None

@@ -23,6 +23,7 @@ __all__ = ["pool_out_size", "check_pool", "max_pool2d", "max_pool3d", "max_pool_
            "adaptive_avg_pool_backward", "adaptive_ranges"]
 
 _I64 = np.int64
+_LOOP_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def pool_out_size(size, k, s, p, d, ceil_mode) -> int:
@@ -119,6 +120,13 @@ def _max_pool(nd):
                                   ceil_mode) for i in range(nd))
         if min(out) < 1:
             raise SlowPath
+        if nd == 2 and x.dtype in _LOOP_DTYPES:  # one pass in Numba (NumPy: ~3 passes per offset)
+            from ._nn_kernels import max_pool2d_forward
+            res = np.empty(x.shape[:2] + out, x.dtype)
+            idx = np.empty(x.shape[:2] + out, _I64)
+            max_pool2d_forward(np.ascontiguousarray(x), *kernel_size, *stride, *padding, *dilation,
+                               res, idx)
+            return res, idx
         xp = _padded(x, padding, out, kernel_size, stride, dilation, _lowest(x.dtype))
         win = windows(xp, kernel_size, stride, dilation, out)
         base = [np.arange(out[i]) * stride[i] - padding[i] for i in range(nd)]

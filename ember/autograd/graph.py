@@ -162,8 +162,11 @@ class PrimNode(Node):
         if op.num_outputs == 1:
             g = grads[0]
         else:
-            g = tuple(gr if gr is not None else zeros_like_meta(m, grads)
-                      for gr, m in zip(grads, self.out_meta))
+            # outputs that are not differentiable (indices, statistics) never receive a gradient
+            # and derivatives never read theirs: None, not a tensor of zeros
+            diff = op.differentiable_outputs
+            g = tuple(gr if gr is not None else None if diff is not None and k not in diff
+                      else zeros_like_meta(m, grads) for k, (gr, m) in enumerate(zip(grads, self.out_meta)))
         bp = op.backward_params
         params = self.params
         if bp and len(params) < len(bp):

@@ -78,3 +78,50 @@ def test_fused_cross_entropy_is_bitwise_the_composite(reduction, ignore):
         res.append((loss.detach().numpy(), a.grad.numpy()))
     for e, c in zip(*res):
         np.testing.assert_array_equal(e, c)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_cross_entropy_row_loops_are_bitwise_the_composite(reduction, dtype):
+    # small (N, C) inputs with no ignored target take the per-row Numba loops (forward and, for
+    # mean/sum, backward); the composite's log_softmax takes the same loop
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((33, 7)) * 5).astype(dtype)
+    t = ember.tensor(rng.integers(0, 7, 33))
+    F = ember.nn.functional
+    res = []
+    for fn in (lambda a: F.cross_entropy(a, t, reduction=reduction),
+               lambda a: F.nll_loss(F.log_softmax(a, 1), t, reduction=reduction)):
+        a = ember.tensor(x, requires_grad=True)
+        loss = fn(a)
+        loss.backward(ember.ones_like(loss) * 0.3)
+        res.append((loss.detach().numpy(), a.grad.numpy()))
+    for e, c in zip(*res):
+        np.testing.assert_array_equal(e, c)
+    xt = torch.tensor(x, requires_grad=True)
+    lt = torch.nn.functional.cross_entropy(xt, torch.tensor(t.numpy()), reduction=reduction)
+    lt.backward(torch.ones_like(lt) * 0.3)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(res[0][0], lt.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(res[0][1], xt.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dim", [1, -1])
+def test_small_log_softmax_rows_match_torch_with_nonfinite_rows(dim):
+    x = np.random.default_rng(4).standard_normal((6, 9)).astype(np.float32) * 10
+    x[1, 3] = np.nan
+    x[2, 0] = np.inf
+    x[3, :] = -np.inf
+    x[4, 5] = -np.inf
+    for a in (x, x.T.copy().T):  # contiguous and a transposed layout
+        e = ember.nn.functional.log_softmax(ember.tensor(a), dim).numpy()
+        t = torch.nn.functional.log_softmax(torch.tensor(a), dim).numpy()
+        np.testing.assert_allclose(e, t, rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
+def test_fused_cross_entropy_bad_target_through_row_loops():
+    x = ember.randn(5, 3, requires_grad=True)
+    with pytest.raises(IndexError, match="Target 3 is out of bounds"):
+        ember.nn.functional.cross_entropy(x, ember.tensor([0, 1, 3, 2, 0]))
+    with pytest.raises(IndexError, match="Target -1 is out of bounds"):
+        ember.nn.functional.cross_entropy(x, ember.tensor([0, 1, -1, 2, 0]))

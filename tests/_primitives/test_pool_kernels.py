@@ -1,0 +1,43 @@
+"""The Numba 2-d max pooling loop against torch: values and indices bitwise (ties keep the first
+maximum, NaN wins, all -inf windows, padding, ceil_mode, dilation, non-contiguous input), and the
+gradient through the indices."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+CASES = [((2, 2), (2, 2), (0, 0), (1, 1), False), ((3, 3), (2, 2), (1, 1), (1, 1), True),
+         ((3, 2), (1, 2), (1, 1), (2, 1), False), ((2, 2), (1, 1), (1, 0), (1, 1), True),
+         ((3, 3), (3, 3), (1, 1), (1, 1), True), ((2, 3), (2, 1), (0, 1), (1, 2), False)]
+
+
+@pytest.mark.parametrize("k,s,p,d,ceil", CASES)
+@pytest.mark.parametrize("kind", ["random", "ties", "nan", "ninf"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool2d_loop_matches_torch(k, s, p, d, ceil, kind, dtype):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 7, 8)).astype(dtype)
+    if kind == "ties":
+        x = np.round(x)
+    elif kind == "nan":
+        x[0, 0, 1, 1] = x[1, 2, 3, 3] = x[1, 2, 3, 4] = np.nan
+    elif kind == "ninf":
+        x[:] = -np.inf
+    e = ember.nn.functional.max_pool2d(ember.tensor(x), k, s, p, d, ceil_mode=ceil, return_indices=True)
+    t = torch.nn.functional.max_pool2d(torch.tensor(x), k, s, p, d, ceil_mode=ceil, return_indices=True)
+    np.testing.assert_array_equal(e[0].numpy(), t[0].numpy())
+    np.testing.assert_array_equal(e[1].numpy(), t[1].numpy())
+
+
+def test_max_pool2d_loop_noncontiguous_and_grad():
+    x = np.random.default_rng(1).standard_normal((3, 4, 9, 10)).astype(np.float32)
+    xe = ember.tensor(x).transpose(2, 3).requires_grad_()
+    xt = torch.tensor(x).transpose(2, 3).requires_grad_()
+    ye = ember.nn.functional.max_pool2d(xe, 3, 2, 1)
+    yt = torch.nn.functional.max_pool2d(xt, 3, 2, 1)
+    np.testing.assert_array_equal(ye.detach().numpy(), yt.detach().numpy())
+    g = np.random.default_rng(2).standard_normal(tuple(yt.shape)).astype(np.float32)
+    ye.backward(ember.tensor(g))
+    yt.backward(torch.tensor(g))
+    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-6)
