@@ -18,7 +18,8 @@ nodes (shape ``F``), *reductions* (full -> row) and *row* nodes (one value per r
   registers;
 * the transcendental rule: a full-size exp/log/tanh/sigmoid/erf node (at least
   ``config.transcendental_min_numel`` elements) becomes a NumPy ufunc call of its own unless
-  ``config.fuse_transcendentals`` says to fuse.
+  ``config.fuse_transcendentals`` says to fuse; by default (``"auto"``) float32 exp/tanh/sigmoid/erf
+  fuse, as SIMD helpers (``codegen.vector_math``) measured faster fused than a ufunc pass.
 
 Graphs are functional (AOT autograd functionalises mutation), so the only write-after-read hazard is
 buffer reuse, which the wrapper does only for a dead buffer's last reader.
@@ -36,6 +37,7 @@ Example:
 from __future__ import annotations
 
 from . import config
+from .codegen.vector_math import VECTOR_NAMES
 from .ir import Buffer, numel
 
 __all__ = ["FusedGroup", "schedule", "fuse_transcendentals_now"]
@@ -107,9 +109,18 @@ class FusedGroup:
         return f"<FusedGroup F={self.F} k={self.k} {[m.name for m in self.members]}>"
 
 
+def _vectorised(b: Buffer) -> bool:
+    """Whether ``b``'s transcendentals all have SIMD Numba helpers (``codegen.vector_math``)."""
+    text = b.expr or ""
+    for name in VECTOR_NAMES:
+        text = text.replace(name + "(", "")
+    return "np." not in text and "_float64(" not in text
+
+
 def _is_ufunc(b: Buffer, fuse: bool) -> bool:
     return (b.kind == "pointwise" and b.transcendental and not fuse
-            and numel(b.shape) >= config.transcendental_min_numel)
+            and numel(b.shape) >= config.transcendental_min_numel
+            and not (config.fuse_transcendentals == "auto" and _vectorised(b)))
 
 
 def schedule(buffers: list) -> list:
