@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import codecache
+from .codegen import templates
 from .ir import FUSABLE_DTYPES, Buffer, const_str
 
 __all__ = ["register_lowering", "LOWERINGS", "Unsupported"]
@@ -500,3 +502,36 @@ def _addmm(L, a):
         e = f"({e} + {{1}})" if beta == 1 else f"({e} + {const_str(beta, dt)} * {{1}})"
         return L.pointwise(e, [mm, bias])
     return L.pointwise(e, [mm])
+
+
+# ------------------------------------------------------------------------------ pooling (templates)
+@register_lowering("aten.max_pool2d_with_indices.default")
+def _max_pool2d(L, a):
+    x = a["self"]
+    k = list(a["kernel_size"])
+    s = list(a["stride"]) or k
+    p, d = list(a["padding"]), list(a["dilation"])
+    k, s, p, d = ([v[0]] * 2 if len(v) == 1 else v for v in (k, s, p, d))
+    if not _float(x) or len(x.shape) != 4 or not codecache.numba_available():
+        raise Unsupported
+    ceil = bool(a["ceil_mode"])
+
+    def max_pool2d_with_indices(arr):
+        return templates.max_pool2d(arr, k, s, p, d, ceil)
+    buf = L.extern(max_pool2d_with_indices, [x])
+    buf.fresh = True
+    return buf
+
+
+@register_lowering("ember_prim.max_pool_backward")
+def _max_pool_backward(L, a):
+    g, idx = a[0], a[1]
+    shape = tuple(a["input_shape"])
+    if not _float(g) or len(shape) != 4 or not codecache.numba_available():
+        raise Unsupported
+
+    def max_pool2d_backward(grad, indices):
+        return templates.max_pool2d_backward(grad, indices, shape)
+    buf = L.extern(max_pool2d_backward, [g, idx])
+    buf.fresh = True
+    return buf
