@@ -219,6 +219,15 @@ def _where(L, a):
     return L.pointwise("where(%s, %s, %s)" % tuple(texts), ins)
 
 
+@register_lowering("aten.masked_fill.Scalar")
+def _masked_fill(L, a):
+    x, mask, v = a["self"], a["mask"], a["value"]
+    if not isinstance(x, Buffer) or not isinstance(mask, Buffer) or mask.dtype != np.bool_ \
+            or x.dtype != L.dtype() or isinstance(v, Buffer):
+        raise Unsupported
+    return L.pointwise(f"where({{0}}, {const_str(v, x.dtype)}, {{1}})", [mask, x])
+
+
 @register_lowering("aten.pow.Tensor_Scalar")
 def _pow(L, a):
     x, e = a["self"], a["exponent"]

@@ -63,6 +63,7 @@ class FusedGroup:
         self.index = index
         self.members: list = []
         self.role: dict = {}
+        self.recomputed: set = set()  # cheap members copied in from an earlier group
 
     def row_shapes(self) -> tuple:
         if self.k is None:
@@ -104,6 +105,7 @@ class FusedGroup:
             self.k = b.k
         self.members.append(b)
         self.role[b] = role
+        b.group = self
 
     def __repr__(self) -> str:
         return f"<FusedGroup F={self.F} k={self.k} {[m.name for m in self.members]}>"
@@ -168,4 +170,29 @@ def schedule(buffers: list) -> list:
         g, role = placed
         g.add(b, role)
         where[b] = g.index
+    _recompute(items)
     return items
+
+
+def _recompute(items: list) -> None:
+    """Realize-or-recompute: a cheap full-size pointwise member (no transcendental) whose inputs
+    are all stored values (graph inputs, externs, views, ufunc results) is copied into each later
+    kernel of its shape that reads it, so those kernels recompute it instead of loading it; the
+    wrapper then stores it only for readers outside kernels (and skips a kernel left with
+    nothing to store)."""
+    for g in items:
+        if not isinstance(g, FusedGroup):
+            continue
+        for m in list(g.members):
+            if (g.role[m] != "full" or m.kind != "pointwise" or m.transcendental
+                    or "erf_" in (m.expr or "")
+                    or any(d.kind in ("pointwise", "reduction") for d in m.inputs)):
+                continue
+            for u in m.users:
+                h = getattr(u, "group", None)
+                if (h is None or h is g or m in h.role or h.F != m.shape
+                        or h.role.get(u) not in ("full", "red")):
+                    continue
+                h.members.insert(0, m)
+                h.role[m] = "full"
+                h.recomputed.add(m)

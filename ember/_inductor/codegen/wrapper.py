@@ -163,10 +163,13 @@ class WrapperCodegen:
                 and self.last.get(d) == i)
 
     def _group(self, g: FusedGroup, i: int) -> None:
-        stored = {b for b in g.members if b in self.outputs
-                  or any(u not in g.role for u in b.users)}
+        stored = {b for b in g.members if b not in g.recomputed and (
+            b in self.outputs or any(u not in g.role and b not in getattr(
+                getattr(u, "group", None), "role", ()) for u in b.users))}
+        self.unstored |= {b.name for b in g.members if b not in stored and b not in g.recomputed}
+        if not stored:  # every value was recomputed where it is read
+            return
         spec = KernelSpec(g, stored)
-        self.unstored |= {b.name for b in g.members if b not in stored}
         ln = self.lines
         # outputs written over a dead input of the same shape (single-pass kernels only: a later
         # pass would read the input again); the kernel then stores through that input's name
