@@ -104,6 +104,7 @@ class KernelSpec:
         seen = set()
         k_eff = 1 if g.k is None else g.k
         suffix = g.F[len(g.F) - k_eff:] if g.F else ()
+        keep_row = g.F[:len(g.F) - k_eff] + (1,) * k_eff if len(g.F) > k_eff else None
         for b in g.members:
             mode_of_reader = "row" if g.role[b] == "row" else "full"
             for d in b.inputs:
@@ -113,10 +114,14 @@ class KernelSpec:
                 if mode == "full" and d.shape != g.F and suffix and _strip1(d.shape) == suffix \
                         and len(d.shape) <= len(g.F):
                     mode = "col"  # broadcast along rows (a bias, a norm's weight): read [c]
+                elif mode == "full" and g.role[b] == "full" and d.shape == keep_row \
+                        and d.shape != g.F:
+                    mode = "row"  # one value per row (a saved mean / rstd): read [r]
                 if (d, mode) not in seen:
                     seen.add((d, mode))
                     self.inputs.append((d, mode))
-                    self.input_shape.append({"full": g.F, "row": b.shape, "col": suffix}[mode])
+                    self.input_shape.append({"full": g.F, "row": d.shape if mode_of_reader ==
+                                             "full" else b.shape, "col": suffix}[mode])
         self.outputs: list = [(b, "row" if g.role[b] in ("row", "red") else "full")
                               for b in g.members if b in outputs]
         self.stored = {b for b, _ in self.outputs}

@@ -60,8 +60,13 @@ class WrapperCodegen:
         self.unstored: set = set()  # group members kept in registers: no Python name
 
     def _last_uses(self) -> dict:
+        # unused side-effect-free values (e.g. the parts of a merged slice_backward) are dropped
+        self.skip = {it for it in self.items if getattr(it, "pure", False) and not it.users
+                     and it not in self.outputs}
         last = {}
         for i, it in enumerate(self.items):
+            if it in self.skip:
+                continue
             bufs = it.members if isinstance(it, FusedGroup) else [it]
             for b in bufs:
                 for d in b.inputs:
@@ -83,7 +88,9 @@ class WrapperCodegen:
                 ln.append(f"    {b.name} = args[{b.index}]")
         ln.append("    args.clear()")
         for i, it in enumerate(self.items):
-            if isinstance(it, FusedGroup):
+            if it in self.skip:
+                pass
+            elif isinstance(it, FusedGroup):
                 self._group(it, i)
             else:
                 self._single(it, i)
