@@ -12,7 +12,7 @@ Waite), a degree-7 Taylor polynomial for ``e**r`` on ``|r| <= ln2/2``, and ``2**
 exponent bits (a second scale for subnormal results); max relative error measured 3.0e-7 over
 [-103.9, 88.72]. ``erf``: its Maclaurin series (12 terms) for ``|x| < 1``, Abramowitz and Stegun
 7.1.26 (absolute error <= 1.5e-7) above. ``tanh``: its odd series for ``|x| < 0.3``, else
-``1 - 2/(e**(2|x|) + 1)``. ``sigmoid``: ``1/(1 + e**-x)``. NaN propagates, ``+-inf`` and
+``1 - 2/(e**(2|x|) + 1)``. ``sigmoid``: ``1/(1 + e)`` or ``e/(1 + e)`` with ``e = e**-|x|`` (subnormal results kept). NaN propagates, ``+-inf`` and
 overflow give the IEEE results.
 
 ``VECTOR_MATH`` maps helper names to source; ``helper_closure`` orders the helpers a kernel needs
@@ -103,7 +103,10 @@ _TANH = "\n".join([
 
 _SIGMOID = '''@nb.njit(inline='always')
 def sigmoid_float32(x):
-    return np.float32(1.0) / (np.float32(1.0) + exp_float32(-x))
+    e = exp_float32(-abs(x))
+    d = np.float32(1.0) + e
+    y = np.float32(1.0) / d if x >= np.float32(0.0) else e / d
+    return x if x != x else y
 '''
 
 VECTOR_MATH = {"_bits": _BITS, "exp_float32": _EXP, "erf_float32": _ERF,
