@@ -357,7 +357,8 @@ def _softmax(L, a):
     _last_dim(x, a["dim"])
     if a.get("half_to_float"):
         raise Unsupported
-    m = L.reduction("max", x, 1, True)
+    # NaN-ignoring max: a NaN (or an inf - inf) still reaches every output through the sum
+    m = L.reduction("maxnum", x, 1, True)
     t = L.pointwise("({0} - {1})", [x, m])
     e = L.pointwise(exp_text(x.dtype), [t], transcendental=True)
     s = L.reduction("sum", e, 1, True)
@@ -370,7 +371,8 @@ def _log_softmax(L, a):
     _last_dim(x, a["dim"])
     if a.get("half_to_float"):
         raise Unsupported
-    m = L.reduction("max", x, 1, True)
+    # NaN-ignoring max: a NaN (or an inf - inf) still reaches every output through the sum
+    m = L.reduction("maxnum", x, 1, True)
     t = L.pointwise("({0} - {1})", [x, m])
     e = L.pointwise(exp_text(x.dtype), [t], transcendental=True)
     s = L.reduction("sum", e, 1, True)

