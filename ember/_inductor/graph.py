@@ -22,6 +22,7 @@ import numpy as np
 from .._tensor_base import TensorBase, wrap
 from ..fx.node import Node
 from .ir import FUSABLE_DTYPES, Buffer
+from . import lowering_grads  # noqa: F401  (registers the gradient / pooling lowerings)
 from .lowering import LOWERINGS, Unsupported
 
 __all__ = ["GraphLowering"]
