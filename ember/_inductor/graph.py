@@ -22,6 +22,7 @@ import numpy as np
 from .._tensor_base import TensorBase, wrap
 from ..fx.node import Node
 from .ir import FUSABLE_DTYPES, Buffer
+from . import lowering_grads  # noqa: F401  (registers the gradient / pooling lowerings)
 from .lowering import LOWERINGS, Unsupported
 
 __all__ = ["GraphLowering"]
@@ -32,7 +33,9 @@ def _np_dtype(val) -> np.dtype:
 
 
 def _bind(node: Node) -> dict:
-    schema = node.target._schema
+    schema = getattr(node.target, "_schema", None)
+    if schema is None:  # an ember primitive: positional arguments by index, keywords by name
+        return {**dict(enumerate(node.args)), **node.kwargs}
     out, args = {}, list(node.args)
     for i, a in enumerate(schema.arguments):
         if i < len(args) and not a.kwarg_only:

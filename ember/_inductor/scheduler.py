@@ -18,7 +18,8 @@ nodes (shape ``F``), *reductions* (full -> row) and *row* nodes (one value per r
   registers;
 * the transcendental rule: a full-size exp/log/tanh/sigmoid/erf node (at least
   ``config.transcendental_min_numel`` elements) becomes a NumPy ufunc call of its own unless
-  ``config.fuse_transcendentals`` says to fuse.
+  ``config.fuse_transcendentals`` says to fuse; by default (``"auto"``) float32 exp/tanh/sigmoid/erf
+  fuse, as SIMD helpers (``codegen.vector_math``) measured faster fused than a ufunc pass.
 
 Graphs are functional (AOT autograd functionalises mutation), so the only write-after-read hazard is
 buffer reuse, which the wrapper does only for a dead buffer's last reader.
@@ -36,6 +37,7 @@ Example:
 from __future__ import annotations
 
 from . import config
+from .codegen.vector_math import VECTOR_NAMES
 from .ir import Buffer, numel
 
 __all__ = ["FusedGroup", "schedule", "fuse_transcendentals_now"]
@@ -61,6 +63,7 @@ class FusedGroup:
         self.index = index
         self.members: list = []
         self.role: dict = {}
+        self.recomputed: set = set()  # cheap members copied in from an earlier group
 
     def row_shapes(self) -> tuple:
         if self.k is None:
@@ -102,14 +105,24 @@ class FusedGroup:
             self.k = b.k
         self.members.append(b)
         self.role[b] = role
+        b.group = self
 
     def __repr__(self) -> str:
         return f"<FusedGroup F={self.F} k={self.k} {[m.name for m in self.members]}>"
 
 
+def _vectorised(b: Buffer) -> bool:
+    """Whether ``b``'s transcendentals all have SIMD Numba helpers (``codegen.vector_math``)."""
+    text = b.expr or ""
+    for name in VECTOR_NAMES:
+        text = text.replace(name + "(", "")
+    return "np." not in text and "_float64(" not in text
+
+
 def _is_ufunc(b: Buffer, fuse: bool) -> bool:
     return (b.kind == "pointwise" and b.transcendental and not fuse
-            and numel(b.shape) >= config.transcendental_min_numel)
+            and numel(b.shape) >= config.transcendental_min_numel
+            and not (config.fuse_transcendentals == "auto" and _vectorised(b)))
 
 
 def schedule(buffers: list) -> list:
@@ -157,4 +170,29 @@ def schedule(buffers: list) -> list:
         g, role = placed
         g.add(b, role)
         where[b] = g.index
+    _recompute(items)
     return items
+
+
+def _recompute(items: list) -> None:
+    """Realize-or-recompute: a cheap full-size pointwise member (no transcendental) whose inputs
+    are all stored values (graph inputs, externs, views, ufunc results) is copied into each later
+    kernel of its shape that reads it, so those kernels recompute it instead of loading it; the
+    wrapper then stores it only for readers outside kernels (and skips a kernel left with
+    nothing to store)."""
+    for g in items:
+        if not isinstance(g, FusedGroup):
+            continue
+        for m in list(g.members):
+            if (g.role[m] != "full" or m.kind != "pointwise" or m.transcendental
+                    or "erf_" in (m.expr or "")
+                    or any(d.kind in ("pointwise", "reduction") for d in m.inputs)):
+                continue
+            for u in m.users:
+                h = getattr(u, "group", None)
+                if (h is None or h is g or m in h.role or h.F != m.shape
+                        or h.role.get(u) not in ("full", "red")):
+                    continue
+                h.members.insert(0, m)
+                h.role[m] = "full"
+                h.recomputed.add(m)

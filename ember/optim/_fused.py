@@ -43,11 +43,13 @@ def _uniform_step(b):
 
 
 def _adam_source(dt: str, amsgrad: bool, maximize: bool, wd_kind: str) -> str:
+    # every array is its own argument and the result is stored through the name it overwrites
+    # (g without weight decay, else p): two names for one array keep LLVM from vectorising
     c = f"np.{dt}"
     lines = [
         "import numba as nb", "import numpy as np", "",
         "@nb.njit(cache=True, error_model='numpy')",
-        "def step(g, avg, sq, mx, p, out, w1, beta2, w2, bc2_sqrt, eps, step_size, wd, decay):",
+        "def step(g, avg, sq, mx, p, w1, beta2, w2, bc2_sqrt, eps, step_size, wd, decay):",
         f"    w1, beta2, w2 = {c}(w1), {c}(beta2), {c}(w2)",
         f"    bc2_sqrt, eps, step_size = {c}(bc2_sqrt), {c}(eps), {c}(step_size)",
         f"    wd, decay = {c}(wd), {c}(decay)",
@@ -68,11 +70,11 @@ def _adam_source(dt: str, amsgrad: bool, maximize: bool, wd_kind: str) -> str:
                   "        mx[i] = m", "        s = m"]
     lines.append("        d = np.sqrt(s) / bc2_sqrt + eps")
     if wd_kind == "decoupled":
-        lines.append("        out[i] = p[i] * decay + (a / d) * step_size")
+        lines.append("        p[i] = p[i] * decay + (a / d) * step_size")
     elif wd_kind == "l2":
-        lines.append("        out[i] = p[i] + (a / d) * step_size")
+        lines.append("        p[i] = p[i] + (a / d) * step_size")
     else:
-        lines.append("        out[i] = (a / d) * step_size")
+        lines.append("        g[i] = (a / d) * step_size")
     return "\n".join(lines) + "\n"
 
 
@@ -98,9 +100,9 @@ def adam_flat(ps: list, gs: list, b, group: dict, lr, wd, eps) -> bool:
     if wd_kind != "none":
         F._foreach_copy_(b.scratch_views, ps)
     g, p = b.grad._data, b.scratch._data
-    mx = b.flat["max_exp_avg_sq"]._data if amsgrad else p
-    out = p if wd_kind != "none" else g
-    k(g, b.flat["exp_avg"]._data, b.flat["exp_avg_sq"]._data, mx, p, out, 1 - beta1, beta2,
+    # mx and p are only read when used (amsgrad / weight decay): any same-dtype array stands in
+    mx = b.flat["max_exp_avg_sq"]._data if amsgrad else b.flat["exp_avg_sq"]._data
+    k(g, b.flat["exp_avg"]._data, b.flat["exp_avg_sq"]._data, mx, p, 1 - beta1, beta2,
       1 - beta2, (1 - beta2 ** s) ** 0.5, eps, (lr / (1 - beta1 ** s)) * -1, wd, 1 - lr * wd)
     _bump(b)
     if wd_kind != "none":

@@ -27,6 +27,7 @@ import ast
 
 from .. import config
 from ..ir import numel
+from .vector_math import VECTOR_MATH, helper_closure
 
 __all__ = ["KernelSpec", "FASTMATH"]
 
@@ -38,15 +39,13 @@ _NUMBA_HELPERS = {
               "    return a if (a > b or a != a) else b\n",
     "minnan": "@nb.njit(inline='always')\ndef minnan(a, b):\n"
               "    return a if (a < b or a != a) else b\n",
-    "sigmoid_float32": "@nb.njit(inline='always')\ndef sigmoid_float32(a):\n"
-                       "    return np.float32(1.0) / (np.float32(1.0) + np.exp(-a))\n",
     "sigmoid_float64": "@nb.njit(inline='always')\ndef sigmoid_float64(a):\n"
                        "    return 1.0 / (1.0 + np.exp(-a))\n",
-    "erf_float32": "@nb.njit(inline='always')\ndef erf_float32(a):\n"
-                   "    return np.float32(math.erf(a))\n",
     "erf_float64": "@nb.njit(inline='always')\ndef erf_float64(a):\n    return math.erf(a)\n",
 }
-_NUMPY_PRELUDE = "import numpy as np\nwhere, maxnan, minnan = np.where, np.maximum, np.minimum\n"
+_NUMBA_HELPERS.update(VECTOR_MATH)
+_NUMPY_PRELUDE = ("import numpy as np\nwhere, maxnan, minnan = np.where, np.maximum, np.minimum\n"
+                  "exp_float32, tanh_float32 = np.exp, np.tanh\n")
 _NUMPY_SCIPY = ("from scipy.special import erf as erf_float32, erf as erf_float64, "
                 "expit as sigmoid_float32, expit as sigmoid_float64\n")
 
@@ -96,14 +95,16 @@ def _numba_expr(text: str) -> str:
 class KernelSpec:
     """What one group reads and writes, in kernel-argument order, and its two sources."""
 
-    def __init__(self, group, outputs: set) -> None:
+    def __init__(self, group, outputs: set, alias: dict | None = None) -> None:
         self.group = g = group
+        self.alias = dict(alias or {})  # output buffer -> index of the input it overwrites
         members = set(g.members)
         self.inputs: list = []      # (buffer, mode) read from outside the group
         self.input_shape: list = []  # the shape each input is broadcast to before its reshape
         seen = set()
         k_eff = 1 if g.k is None else g.k
         suffix = g.F[len(g.F) - k_eff:] if g.F else ()
+        keep_row = g.F[:len(g.F) - k_eff] + (1,) * k_eff if len(g.F) > k_eff else None
         for b in g.members:
             mode_of_reader = "row" if g.role[b] == "row" else "full"
             for d in b.inputs:
@@ -113,10 +114,14 @@ class KernelSpec:
                 if mode == "full" and d.shape != g.F and suffix and _strip1(d.shape) == suffix \
                         and len(d.shape) <= len(g.F):
                     mode = "col"  # broadcast along rows (a bias, a norm's weight): read [c]
+                elif mode == "full" and g.role[b] == "full" and d.shape == keep_row \
+                        and d.shape != g.F:
+                    mode = "row"  # one value per row (a saved mean / rstd): read [r]
                 if (d, mode) not in seen:
                     seen.add((d, mode))
                     self.inputs.append((d, mode))
-                    self.input_shape.append({"full": g.F, "row": b.shape, "col": suffix}[mode])
+                    self.input_shape.append({"full": g.F, "row": d.shape if mode_of_reader ==
+                                             "full" else b.shape, "col": suffix}[mode])
         self.outputs: list = [(b, "row" if g.role[b] in ("row", "red") else "full")
                               for b in g.members if b in outputs]
         self.stored = {b for b, _ in self.outputs}
@@ -170,7 +175,15 @@ class KernelSpec:
 
     def arg_names(self) -> list:
         return [f"in{i}" for i in range(len(self.inputs))] + \
-               [f"out{i}" for i in range(len(self.outputs))] + ["R", "C"]
+               [f"out{i}" for i, (b, _) in enumerate(self.outputs) if b not in self.alias] + \
+               ["R", "C"]
+
+    def _out(self, b) -> str:
+        """The array an output is written to: its own argument, or the input it overwrites (the
+        same name for the load and the store, so LLVM still vectorises the loop)."""
+        if b in self.alias:
+            return f"in{self.alias[b]}"
+        return f"out{[o for o, _ in self.outputs].index(b)}"
 
     # -- shared pieces
     def _names(self):
@@ -210,7 +223,7 @@ class KernelSpec:
                     emitted_rows.add(b)
                     body.append(f"{ind}{local[b]} = {self._expr(b, row_ref, True)}")
                     if b in outs:
-                        body.append(f"{ind}out{outs[b]}[r] = {local[b]}")
+                        body.append(f"{ind}{self._out(b)}[r] = {local[b]}")
 
         def row_ref(d):
             if d in local:
@@ -244,7 +257,7 @@ class KernelSpec:
                     return local[d]
                 else:
                     nm = f"{local[d]}_l"
-                    src = f"out{outs[d]}[r, c]" if d in outs else f"{scr[d]}[c]"
+                    src = f"{self._out(d)}[r, c]" if d in outs else f"{scr[d]}[c]"
                     body.append(f"{inner}{nm} = {src}")
                 loaded[d] = nm
                 return nm
@@ -255,16 +268,16 @@ class KernelSpec:
                 else:
                     body.append(f"{inner}{local[b]} = {self._expr(b, ref, True)}")
                     if b in outs:
-                        body.append(f"{inner}out{outs[b]}[r, c] = {local[b]}")
+                        body.append(f"{inner}{self._out(b)}[r, c] = {local[b]}")
                     if b in scr:
                         body.append(f"{inner}{scr[b]}[c] = {local[b]}")
             for b in reds:
                 body.append(f"{ind}{local[b]} = {self._acc_final(b)}")
                 if b in outs:
-                    body.append(f"{ind}out{outs[b]}[r] = {local[b]}")
+                    body.append(f"{ind}{self._out(b)}[r] = {local[b]}")
             emit_rows(p)
         text = "\n".join(body)
-        used = [h for h in sorted(_NUMBA_HELPERS) if h + "(" in text]
+        used = helper_closure([h for h in _NUMBA_HELPERS if h + "(" in text], _NUMBA_HELPERS)
         head[helpers_at:helpers_at] = [_NUMBA_HELPERS[h] for h in used]
         return "\n".join(head + body) + "\n"
 
@@ -272,6 +285,8 @@ class KernelSpec:
         dt = b.dtype.name
         if b.reduce_op in ("sum", "mean"):
             return "np.float64(0.0)" if dt == "float32" else f"np.{dt}(0)"
+        if b.reduce_op == "maxnum":
+            return f"np.{dt}(-np.inf)"
         init = f"np.{dt}(-np.inf)" if b.reduce_op == "max" else f"np.{dt}(np.inf)"
         return f"{init}\n{' ' * 8}{self._local(b)}_acc_nan = False"
 
@@ -279,6 +294,8 @@ class KernelSpec:
         a = f"{self._local(b)}_acc"
         if b.reduce_op in ("sum", "mean"):
             return f"{a} += {x}"
+        if b.reduce_op == "maxnum":
+            return f"{a} = _maxnum({a}, {x})"
         cmp = ">" if b.reduce_op == "max" else "<"
         # a select (vectorises; a branch measured 6x slower) and a NaN flag: NaN propagates
         return f"{a} = {x} if {x} {cmp} {a} else {a}\n{' ' * 12}{a}_nan |= {x} != {x}"
@@ -290,6 +307,8 @@ class KernelSpec:
             return f"np.{dt}({a} / C)"
         if b.reduce_op == "sum":
             return f"np.{dt}({a})"
+        if b.reduce_op == "maxnum":
+            return a
         return f"np.{dt}(np.nan) if {a}_nan else {a}"
 
     def _local(self, b) -> str:
@@ -327,12 +346,12 @@ class KernelSpec:
                     body.append(f"    {local[b]} = {fn}(np.broadcast_to({x}, (R, C)), axis=1, "
                                 f"keepdims=True, dtype={acc}).astype(np.{dt})")
                 else:
-                    fn = "np.max" if b.reduce_op == "max" else "np.min"
+                    fn = "np.min" if b.reduce_op == "min" else "np.max"
                     body.append(f"    {local[b]} = {fn}(np.broadcast_to({x}, (R, C)), axis=1, "
                                 "keepdims=True)")
             else:
                 body.append(f"    {local[b]} = {self._expr(b, ref)}")
             if b in outs:
-                tgt = f"out{outs[b]}" if g.role[b] == "full" else f"out{outs[b]}.reshape(R, 1)"
+                tgt = self._out(b) if g.role[b] == "full" else f"{self._out(b)}.reshape(R, 1)"
                 body.append(f"    {tgt}[...] = {local[b]}")
         return "\n".join(body) + "\n"

@@ -39,7 +39,8 @@ __all__ = ["WrapperCodegen"]
 _OWNED = ("group", "ufunc", "fresh")
 _UFUNCS = {"np.exp({0})": "np.exp", "np.log({0})": "np.log", "np.tanh({0})": "np.tanh",
            "np.sin({0})": "np.sin", "np.cos({0})": "np.cos", "np.log1p({0})": "np.log1p",
-           "np.expm1({0})": "np.expm1", "sigmoid_float32({0})": "_expit",
+           "np.expm1({0})": "np.expm1", "exp_float32({0})": "np.exp",
+           "tanh_float32({0})": "np.tanh", "sigmoid_float32({0})": "_expit",
            "sigmoid_float64({0})": "_expit", "erf_float32({0})": "_erf",
            "erf_float64({0})": "_erf"}
 _count = [0]
@@ -60,8 +61,13 @@ class WrapperCodegen:
         self.unstored: set = set()  # group members kept in registers: no Python name
 
     def _last_uses(self) -> dict:
+        # unused side-effect-free values (e.g. the parts of a merged slice_backward) are dropped
+        self.skip = {it for it in self.items if getattr(it, "pure", False) and not it.users
+                     and it not in self.outputs}
         last = {}
         for i, it in enumerate(self.items):
+            if it in self.skip:
+                continue
             bufs = it.members if isinstance(it, FusedGroup) else [it]
             for b in bufs:
                 for d in b.inputs:
@@ -87,7 +93,9 @@ class WrapperCodegen:
             if d not in outputs and d.kind != "input":
                 dies.setdefault(j, []).append(d)
         for i, it in enumerate(self.items):
-            if isinstance(it, FusedGroup):
+            if it in self.skip:
+                pass
+            elif isinstance(it, FusedGroup):
                 self._group(it, i)
             else:
                 self._single(it, i)
@@ -154,6 +162,7 @@ class WrapperCodegen:
                 from scipy.special import erf, expit
                 self.globals.update(sigmoid_float32=expit, sigmoid_float64=expit,
                                     erf_float32=erf, erf_float64=erf, where=np.where,
+                                    exp_float32=np.exp, tanh_float32=np.tanh,
                                     maxnan=np.maximum, minnan=np.minimum)
                 ln.append(f"    {b.name} = np.asarray({b.expr.format(*names)}, "
                           f"np.{b.dtype.name})")
@@ -165,10 +174,29 @@ class WrapperCodegen:
                 and self.last.get(d) == i)
 
     def _group(self, g: FusedGroup, i: int) -> None:
-        stored = {b for b in g.members if b in self.outputs
-                  or any(u not in g.role for u in b.users)}
+        stored = {b for b in g.members if b not in g.recomputed and (
+            b in self.outputs or any(u not in g.role and b not in getattr(
+                getattr(u, "group", None), "role", ()) for u in b.users))}
+        self.unstored |= {b.name for b in g.members if b not in stored and b not in g.recomputed}
+        if not stored:  # every value was recomputed where it is read
+            return
         spec = KernelSpec(g, stored)
-        self.unstored |= {b.name for b in g.members if b not in stored}
+        ln = self.lines
+        # outputs written over a dead input of the same shape (single-pass kernels only: a later
+        # pass would read the input again); the kernel then stores through that input's name
+        single_pass = len(spec.phases) <= 1
+        reuse: dict = {}
+        for b, mode in spec.outputs:
+            if not (single_pass and mode == "full"):
+                continue
+            for j, (d, m) in enumerate(spec.inputs):
+                if (m == "full" and d.shape == b.shape and d.dtype == b.dtype
+                        and j not in reuse.values() and self._reusable(d, i)
+                        and all(g.members.index(u) <= g.members.index(b)
+                                for u in d.users if u in g.role)):
+                    reuse[b] = j
+                    break
+        spec.alias = reuse
         name = "kernel"
         numba_src = spec.numba_source(name) if codecache.numba_available() else None
         numpy_src = spec.numpy_source(name)
@@ -178,7 +206,6 @@ class WrapperCodegen:
         self.kernel_sources.append((kname, numba_src or numpy_src))
         self.globals[kname] = kern
         R, C = spec.rc()
-        ln = self.lines
         args = []
         for (d, mode), shp in zip(spec.inputs, spec.input_shape):
             if mode == "full":
@@ -189,22 +216,12 @@ class WrapperCodegen:
                 args.append(f"{v}.reshape({R})")
             else:
                 args.append(f"{d.name}.reshape({C})")
-        single_pass = len(spec.phases) <= 1
-        used_reuse = set()
         for b, mode in spec.outputs:
             self.owner[b] = "group"
-            src = None
-            if single_pass and mode == "full":
-                for d, m in spec.inputs:
-                    if (m == "full" and d.shape == b.shape and d.dtype == b.dtype
-                            and d not in used_reuse and self._reusable(d, i)
-                            and all(g.members.index(u) <= g.members.index(b)
-                                    for u in d.users if u in g.role)):
-                        src = d.name
-                        used_reuse.add(d)
-                        break
-            alloc = src or f"np.empty({b.shape!r}, np.{b.dtype.name})"
-            ln.append(f"    {b.name} = {alloc}")
+            if b in reuse:
+                ln.append(f"    {b.name} = {spec.inputs[reuse[b]][0].name}")
+                continue
+            ln.append(f"    {b.name} = np.empty({b.shape!r}, np.{b.dtype.name})")
             args.append(f"{b.name}.reshape({R}, {C})" if mode == "full" else
                         f"{b.name}.reshape({R})")
         args += [str(R), str(C)]
