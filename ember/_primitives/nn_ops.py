@@ -88,9 +88,23 @@ ROWS_NUMBA_MAX = 4096
 _ROW_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+_ROWS_KERNELS: list = []  # [module] or [None] once the first small row input asked for it
+
+
+def _rows_kernels():
+    """``_ce_kernels`` (imported on first use), or None when Numba cannot be imported."""
+    if not _ROWS_KERNELS:
+        try:
+            from . import _ce_kernels as mod
+        except ImportError:  # no Numba: the NumPy code below serves every size
+            mod = None
+        _ROWS_KERNELS.append(mod)
+    return _ROWS_KERNELS[0]
+
+
 def _small_rows(a, dim) -> bool:
     return a.ndim == 2 and (dim == 1 or dim == -1) and 0 < a.size <= ROWS_NUMBA_MAX and \
-        a.dtype in _ROW_DTYPES
+        a.dtype in _ROW_DTYPES and _rows_kernels() is not None
 
 
 @primitive("_log_softmax", kind="other")
@@ -102,9 +116,8 @@ def log_softmax(a, *, dim):
     if a.size == 0:
         return np.empty_like(a)
     if _small_rows(a, dim):
-        from ._ce_kernels import log_softmax_rows
         out = np.empty(a.shape, a.dtype)
-        log_softmax_rows(np.ascontiguousarray(a), out)
+        _rows_kernels().log_softmax_rows(np.ascontiguousarray(a), out)
         return out
     s = a - _maxr(a, axis=dim, keepdims=True)
     s -= np.log(_addr(np.exp(s), axis=dim, keepdims=True))
@@ -324,10 +337,9 @@ def cross_entropy(input, target, *, reduction=1, ignore_index=-100):
             and not 0 <= ignore_index < c:
         # one loop: log_softmax_rows and the pick (a target out of range, e.g. an ignored -100,
         # leaves it to the general code below)
-        from ._ce_kernels import cross_entropy_rows
         logp = np.empty(input.shape, input.dtype)
         picked = np.empty(input.shape[0], input.dtype)
-        if cross_entropy_rows(np.ascontiguousarray(input), target, logp, picked) < 0:
+        if _rows_kernels().cross_entropy_rows(np.ascontiguousarray(input), target, logp, picked) < 0:
             return _nll_reduce(picked, None, reduction, input.dtype), logp
     logp = log_softmax.kernel(input, dim=1)
     return nll_loss.kernel(logp, target, None, reduction=reduction, ignore_index=ignore_index), logp
@@ -355,13 +367,12 @@ def cross_entropy_backward(grad, target, input, logp, *, reduction=1, ignore_ind
     # commutative, so the values are bitwise the composite's
     n, c = logp.shape
     if reduction != 0 and 0 < n and target.dtype == np.int64 and not 0 <= ignore_index < c and \
-            logp.dtype in _ROW_DTYPES and target.shape == (n,):
+            logp.dtype in _ROW_DTYPES and target.shape == (n,) and _rows_kernels() is not None:
         # no target can be ignored: one loop (the same float operations as below) unless a target
         # is out of range (left to the checks below)
-        from ._ce_kernels import cross_entropy_grad_rows
         k = _safe_div(grad, grad.dtype.type(n)) if reduction == 1 else grad
         out = np.exp(logp)
-        if cross_entropy_grad_rows(out, target, np.full(n, k, out.dtype)) < 0:
+        if _rows_kernels().cross_entropy_grad_rows(out, target, np.full(n, k, out.dtype)) < 0:
             return out
     t, ignored = _nll_index(target, c, ignore_index)
     if ignored is not None and not ignored.any():
