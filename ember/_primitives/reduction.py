@@ -20,7 +20,7 @@ from .. import _dtype as D
 from .._errors import dtype_title
 from .._shape import normalize_dim
 from ._meta import reduce_meta
-from ._registry import SlowPath, TensorMeta, primitive
+from ._registry import TENSOR_K, SlowPath, TensorMeta, primitive
 from .pointwise import where as _where
 
 _I64 = np.dtype(np.int64)
@@ -32,20 +32,21 @@ def _count(shape, dim) -> int:
     return math.prod(shape) if dim is None else math.prod(shape[d] for d in dim)
 
 
-def keep(t, ndim: int, dim, keepdim: bool):
-    """A reduced tensor reshaped to keepdim form, so it broadcasts against the input."""
+def keep(t, ndim: int, dim, keepdim: bool, K=TENSOR_K):
+    """A reduced tensor reshaped to keepdim form, so it broadcasts against the input (``K``: the
+    derivative's ops namespace, so this also runs on arrays)."""
     if keepdim or ndim == 0:
         return t
     if dim is None:
-        return t.reshape((1,) * ndim)
+        return K.reshape(t, (1,) * ndim)
     for d in sorted(dim):
-        t = t.unsqueeze(d)
+        t = K.unsqueeze(t, dim=d)
     return t
 
 
-def unreduce(grad, a_shape, dim, keepdim):
+def unreduce(grad, a_shape, dim, keepdim, K=TENSOR_K):
     """Broadcast a reduction's gradient back to the input's shape."""
-    return keep(grad, len(a_shape), dim, keepdim).expand(a_shape)
+    return K.expand(keep(grad, len(a_shape), dim, keepdim, K), size=tuple(a_shape))
 
 
 # ----------------------------------------------------------------------------- sum / mean / prod
@@ -64,8 +65,8 @@ def _(a, *, dim=None, keepdim=False, dtype=None):
 
 
 @sum.derivative
-def _(grad, *, a_shape, dim, keepdim):
-    return unreduce(grad, a_shape, dim, keepdim)
+def _(grad, *, a_shape, dim, keepdim, K):
+    return unreduce(grad, a_shape, dim, keepdim, K)
 
 
 def _mean_error(dt, optional=False):
@@ -94,10 +95,10 @@ def _(a, *, dim=None, keepdim=False, dtype=None):
 
 
 @mean.derivative
-def _(grad, *, a_shape, dim, keepdim):
+def _(grad, *, a_shape, dim, keepdim, K):
     n = _count(a_shape, dim)
-    g = unreduce(grad, a_shape, dim, keepdim)
-    return g / n if n else g * float("nan")
+    g = unreduce(grad, a_shape, dim, keepdim, K)
+    return K.div(g, n) if n else K.mul(g, float("nan"))
 
 
 def _int_acc(a, dtype):

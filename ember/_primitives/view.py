@@ -65,8 +65,8 @@ def _(a, *, size):
 
 
 @view.derivative
-def _(grad, *, a_shape):
-    return grad.reshape(a_shape)
+def _(grad, *, a_shape, K):
+    return K.reshape(grad, a_shape)
 
 
 @primitive("permute", kind="view")
@@ -81,11 +81,11 @@ def _(a, *, dims):
 
 
 @permute.derivative
-def _(grad, *, dims):
+def _(grad, *, dims, K):
     inv = [0] * len(dims)
     for i, d in enumerate(dims):
         inv[d] = i
-    return grad.permute(inv)
+    return K.permute(grad, dims=tuple(inv))
 
 
 @primitive("transpose", kind="view")
@@ -102,8 +102,8 @@ def _(a, *, dim0, dim1):
 
 
 @transpose.derivative
-def _(grad, *, dim0, dim1):
-    return grad.transpose(dim0, dim1)
+def _(grad, *, dim0, dim1, K):
+    return K.transpose(grad, dim0=dim0, dim1=dim1)
 
 
 @primitive("expand", kind="view")
@@ -119,8 +119,8 @@ def _(a, *, size):
 
 
 @expand.derivative
-def _(grad, *, a_shape):
-    return grad.sum_to_size(a_shape)
+def _(grad, *, a_shape, K):
+    return K.sum_to_size(grad, a_shape)
 
 
 @primitive("select", kind="view")
@@ -210,8 +210,8 @@ def _(a, *, dim):
 
 
 @unsqueeze.derivative
-def _(grad, *, dim):
-    return grad.squeeze(dim)
+def _(grad, *, dim, K):
+    return K.squeeze(grad, dims=(dim,))
 
 
 @primitive("squeeze", kind="view")
@@ -227,8 +227,8 @@ def _(a, *, dims):
 
 
 @squeeze.derivative
-def _(grad, *, a_shape):
-    return grad.reshape(a_shape)
+def _(grad, *, a_shape, K):
+    return K.reshape(grad, a_shape)
 
 
 @primitive("diagonal", kind="view")
