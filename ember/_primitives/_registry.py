@@ -32,6 +32,8 @@ from __future__ import annotations
 import inspect
 from typing import Callable
 
+import numpy as _np
+
 __all__ = ["OpDef", "primitive", "REGISTRY", "TensorMeta", "SlowPath", "set_dispatcher", "TENSOR_K",
            "ARRAY_K", "OBSERVED"]
 
@@ -211,20 +213,31 @@ class _OpsNamespace:
         return fn
 
 
+_ndarray = _np.ndarray
 _KERNELS: dict = {}  # name -> the kernel an op was registered with (what ``ARRAY_K`` binds)
 
 
 def _array_sum_to_size(a, shape):
-    """``sum_to_size`` on an array: the sum kernel over the broadcast dims, as the Tensor method."""
-    shape = tuple(shape)
+    """``sum_to_size`` on an array: the sum kernel over the broadcast dims, as the Tensor method
+    (the same reduction, so the same bits)."""
     have = a.shape
     lead = len(have) - len(shape)
-    if have == shape:
-        return a
-    if lead < 0 or any(s != 1 and s != n for s, n in zip(shape, have[lead:])):
+    if lead < 0:
         raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1)
-    out = REGISTRY["sum"].kernel(a, dim=dims, keepdim=True, dtype=None) if dims else a
+    inner = []
+    for i, s in enumerate(shape):
+        n = have[lead + i]
+        if s != n:
+            if s != 1:
+                raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
+            inner.append(lead + i)
+    sum_kernel = _KERNELS["sum"]
+    if not inner:  # only leading dims (a bias): no keepdim and no reshape needed
+        if not lead:
+            return a
+        out = sum_kernel(a, dim=tuple(range(lead)), keepdim=False, dtype=None)
+        return out if type(out) is _ndarray else _np.asarray(out)  # a 0-d sum is a NumPy scalar
+    out = sum_kernel(a, dim=tuple(range(lead)) + tuple(inner), keepdim=True, dtype=None)
     return out.reshape(shape) if lead else out
 
 

@@ -179,14 +179,18 @@ def matmul_meta(a, b, has_out=False):
 # ------------------------------------------------------------------------------ products
 def _transposed(t) -> bool:
     """A 2-d operand laid out column-major (``W.t()`` of a contiguous weight); a Tensor or an array."""
-    st = t.stride() if hasattr(t, "_dtype") else tuple(s // t.itemsize for s in t.strides)
+    if type(t) is np.ndarray:
+        s0, s1 = t.strides
+        n = t.itemsize
+        return s0 == n and s1 != n and t.shape[0] > 1
+    st = t.stride()
     return st[0] == 1 and st[1] != 1 and t.shape[0] > 1
 
 
 def _mH(K, t):
     """``t.mH`` of a matrix through the derivative's ops namespace (arrays there are real)."""
     t = K.transpose(t, dim0=0, dim1=1)
-    return t.conj() if hasattr(t, "_dtype") and t.is_complex() else t
+    return t if type(t) is np.ndarray or not t.is_complex() else t.conj()
 
 
 def _mat2_grad(a, grad, b, K=TENSOR_K):

@@ -32,21 +32,23 @@ def _count(shape, dim) -> int:
     return math.prod(shape) if dim is None else math.prod(shape[d] for d in dim)
 
 
-def keep(t, ndim: int, dim, keepdim: bool, K=TENSOR_K):
-    """A reduced tensor reshaped to keepdim form, so it broadcasts against the input (``K``: the
-    derivative's ops namespace, so this also runs on arrays)."""
+def keep(t, ndim: int, dim, keepdim: bool):
+    """A reduced tensor reshaped to keepdim form, so it broadcasts against the input."""
     if keepdim or ndim == 0:
         return t
     if dim is None:
-        return K.reshape(t, (1,) * ndim)
+        return t.reshape((1,) * ndim)
     for d in sorted(dim):
-        t = K.unsqueeze(t, dim=d)
+        t = t.unsqueeze(d)
     return t
 
 
 def unreduce(grad, a_shape, dim, keepdim, K=TENSOR_K):
-    """Broadcast a reduction's gradient back to the input's shape."""
-    return K.expand(keep(grad, len(a_shape), dim, keepdim, K), size=tuple(a_shape))
+    """Broadcast a reduction's gradient back to the input's shape (``K``: the derivative's ops
+    namespace, so this also runs on arrays): the reduced dims become 1 (one reshape), then expand."""
+    if not keepdim and a_shape:
+        grad = K.reshape(grad, tuple(1 if dim is None or i in dim else s for i, s in enumerate(a_shape)))
+    return K.expand(grad, size=tuple(a_shape))
 
 
 # ----------------------------------------------------------------------------- sum / mean / prod
@@ -96,9 +98,8 @@ def _(a, *, dim=None, keepdim=False, dtype=None):
 
 @mean.derivative
 def _(grad, *, a_shape, dim, keepdim, K):
-    n = _count(a_shape, dim)
-    g = unreduce(grad, a_shape, dim, keepdim, K)
-    return K.div(g, n) if n else K.mul(g, float("nan"))
+    n = _count(a_shape, dim)  # divided before the expand: the same quotient for every element
+    return unreduce(K.div(grad, n) if n else K.mul(grad, float("nan")), a_shape, dim, keepdim, K)
 
 
 def _int_acc(a, dtype):

@@ -16,13 +16,13 @@ Example:
 """
 from __future__ import annotations
 
-import traceback
 
 from .._primitives._registry import REGISTRY
 from .._tensor_base import AutogradMeta, TensorBase, shape_of
 from .grad_mode import STATE
 from .._storage import VersionCounter
-from .graph import LOCAL, AccumulateGrad, Node, SavedGroup, SavedTensor, node_class_for
+from .graph import LOCAL, SPECIAL_RECORDING, AccumulateGrad, Node, SavedGroup, SavedTensor, anomaly_trace
+from .graph import node_class_for
 from .graph import _seq as _SEQ
 
 _new = object.__new__
@@ -170,16 +170,16 @@ def record(op, args, params, outs, inplace_self_saved=None):
     node = _new(cls)
     node.next_functions = tuple(edges)
     node._seq = next(_SEQ)
-    node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain_hooks = None
-    node._metadata = node.view_version = None
-    node._trace = traceback.format_stack()[:-2] if LOCAL.anomaly else None
+    node.view_version = None
+    special = SPECIAL_RECORDING[0]
+    node._extra = anomaly_trace() if special else None
     node.input_meta = metas
     node.op = op
     node.params = params
     single = op.num_outputs == 1
     outs_t = (outs,) if single else outs
     node.out_meta = None if single else [(shape_of(o), o._dtype) for o in outs_t]
-    if LOCAL.saved_hooks:
+    if special and LOCAL.saved_hooks:
         node._saved, node._versions = _saved_objects(op, args, outs_t, inplace_self_saved), None
     else:  # lean: the values themselves plus the versions of tensors (graph.PrimNode._unpack)
         saved, versions = [], []
@@ -279,13 +279,12 @@ def recorder_for(op, n: int):
     lines.append("    node = _new(cls)\n"
                  f"    node.next_functions = ({''.join(f'e{i}, ' for i in range(n))})\n"
                  "    node._seq = next(_SEQ)\n"
-                 "    node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain_hooks = None\n"
-                 "    node._metadata = node.view_version = None\n"
-                 "    local = LOCAL\n"
-                 "    node._trace = traceback.format_stack()[:-2] if local.anomaly else None\n"
+                 "    node.view_version = None\n"
+                 "    special = SPECIAL_RECORDING[0]\n"
+                 "    node._extra = anomaly_trace() if special else None\n"
                  f"    node.input_meta = [{', '.join(f'm{i}' for i in range(n))}]\n"
                  "    node.op = op\n    node.params = params\n    node.out_meta = None\n"
-                 "    if local.saved_hooks:\n"
+                 "    if special and LOCAL.saved_hooks:\n"
                  "        node._saved, node._versions = _saved_objects(op, args, (out,), None), None\n"
                  "    else:\n")
     saved, versions = [], []
@@ -316,7 +315,8 @@ def recorder_for(op, n: int):
                      "        out._grad_fn = node\n        out._output_nr = 0\n        out._requires_grad = True\n")
     lines.append("    return node\n")
     ns = {"op": op, "cls": op.node_class or node_class_for(op), "TensorBase": TensorBase, "edge_of": edge_of,
-          "_NO_EDGE": (None, 0), "_new": _new, "_SEQ": _SEQ, "LOCAL": LOCAL, "traceback": traceback,
+          "_NO_EDGE": (None, 0), "_new": _new, "_SEQ": _SEQ, "LOCAL": LOCAL, "anomaly_trace": anomaly_trace,
+          "SPECIAL_RECORDING": SPECIAL_RECORDING,
           "_saved_objects": _saved_objects, "VersionCounter": VersionCounter, "SavedGroup": SavedGroup,
           "SavedTensor": SavedTensor, "mark_multi_view": mark_multi_view}
     exec(compile("".join(lines), f"<ember recorder of {op.name}>", "exec"), ns)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import threading
+from operator import attrgetter
 import warnings
 
 from .._primitives._registry import OBSERVED
@@ -59,7 +60,7 @@ def _graph(roots, targets):
                 hooked = am is not None and bool(am.hooks)
         else:
             nodes.append(node)
-        if node._pre_hooks or node._hooks or node._tensor_pre_hooks or node._retain_hooks:
+        if node._extra is not None:  # hooks (or metadata, an anomaly traceback): the hooked branch
             hooked = True
         seq = node._seq
         for child, _ in node.next_functions:
@@ -90,8 +91,7 @@ def _graph(roots, targets):
     return nodes, deps, needed, hooked
 
 
-def _SEQ_KEY(node):
-    return node._seq
+_SEQ_KEY = attrgetter("_seq")
 
 
 def _kahn_order(nodes) -> list:

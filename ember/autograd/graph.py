@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import operator
 import sys
 import re
 import threading
@@ -44,6 +45,45 @@ class _Local(threading.local):
 
 
 LOCAL = _Local()
+# set (for good) the first time any thread enables anomaly mode or pushes saved-tensor hooks: until
+# then recording skips its two thread-local reads (``LOCAL.anomaly``, ``LOCAL.saved_hooks``)
+SPECIAL_RECORDING = [False]
+
+
+class _NodeExtra:
+    """A node's rarely used fields, made on first need (recording stores one None instead of six)."""
+
+    __slots__ = ("pre_hooks", "hooks", "tensor_pre_hooks", "retain_hooks", "metadata", "trace")
+
+    def __init__(self):
+        self.pre_hooks = self.hooks = self.tensor_pre_hooks = self.retain_hooks = None
+        self.metadata = self.trace = None
+
+
+def _extra_field(name: str) -> property:
+    read = operator.attrgetter(name)
+
+    def get(self):
+        x = self._extra
+        return None if x is None else read(x)
+
+    def put(self, value):
+        x = self._extra
+        if x is None:
+            if value is None:
+                return
+            x = self._extra = _NodeExtra()
+        setattr(x, name, value)
+    return property(get, put)
+
+
+def anomaly_trace():
+    """The forward traceback a node keeps in anomaly mode (None otherwise)."""
+    if not LOCAL.anomaly:
+        return None
+    x = _NodeExtra()
+    x.trace = traceback.format_stack()[:-3]
+    return x
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after "
           "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -54,16 +94,23 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
 class Node:
     """One backward function in the graph. ``name()`` is torch's (``MulBackward0``)."""
 
-    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
-                 "_retain_hooks", "_trace", "_metadata", "view_version", "__weakref__")
+    # ``_extra``: None, or a ``_NodeExtra`` holding hooks, metadata and the anomaly-mode traceback
+    # (read through the properties below); the engine's "any hooks" check is ``_extra is not None``
+    __slots__ = ("next_functions", "_seq", "_extra", "view_version", "__weakref__")
 
     def __init__(self, next_functions=()):
         """The one constructor of a Node's own fields (recording calls it on a bare instance)."""
         self.next_functions = next_functions
         self._seq = next(_seq)
-        self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retain_hooks = None
-        self._metadata = self.view_version = None
-        self._trace = traceback.format_stack()[:-2] if LOCAL.anomaly else None
+        self.view_version = None
+        self._extra = anomaly_trace() if SPECIAL_RECORDING[0] else None
+
+    _pre_hooks = _extra_field("pre_hooks")
+    _hooks = _extra_field("hooks")
+    _tensor_pre_hooks = _extra_field("tensor_pre_hooks")
+    _retain_hooks = _extra_field("retain_hooks")
+    _metadata = _extra_field("metadata")
+    _trace = _extra_field("trace")
 
     _n_out = 1  # outputs of the forward op (a class attribute: multi-output node classes set theirs)
 
@@ -284,7 +331,7 @@ def _specialised_apply(op, raw: bool = False):
                  "    saved = self._saved\n    if saved is None:\n        raise RuntimeError(_FREED)\n"
                  "    if gdt is None or self._versions is None:\n        return raw_via_tensors(self, grads)\n"
                  "    for m in self.input_meta:\n        if m is not None and m[1] is not gdt:\n"
-                 "            return raw_via_tensors(self, grads)\n    versions = self._versions\n"]
+                 "            return raw_via_tensors(self, grads)\n    versions = self._versions\n    gnp = g.dtype\n"]
     else:
         lines = ["def apply(self, grads):\n    saved = self._saved\n    if saved is None:\n"
                  "        raise RuntimeError(_FREED)\n    versions = self._versions\n"]
@@ -330,8 +377,10 @@ def _specialised_apply(op, raw: bool = False):
         lines.append("    meta = self.input_meta\n")
     for k, i in op.backward_shapes:
         kws.append(f"{k}=meta[{i}][0] if meta[{i}] is not None else None")
-    if op.backward_needs:
-        kws.append("needs_input_grad=tuple(m is not None for m in meta)")
+    n_in = len(op.input_names)
+    if op.backward_needs:  # written out for the usual arity (a list input gives more entries)
+        flags = "".join(f"meta[{i}] is not None, " for i in range(n_in))
+        kws.append(f"needs_input_grad=({flags}) if len(meta) == {n_in} else tuple(m is not None for m in meta)")
     if op.backward_k:
         kws.append("K=ARRAY_K" if raw else "K=TENSOR_K")
     lines.append(f"    res = op.backward(grads[0]{''.join(', ' + n for n in names)}{''.join(', ' + k for k in kws)})\n"
@@ -341,7 +390,8 @@ def _specialised_apply(op, raw: bool = False):
     if raw:  # same dtype by the guard above (0-d results may come back as NumPy scalars)
         lines.append("        if type(r) is not _ndarray:\n            r = _asarray(r)\n"
                      "        if r.shape != meta[0]:\n            r = _array_sum_to_size(r, meta[0])\n"
-                     "        if r.dtype != g.dtype:\n            r = _unwrap(wrap(r).to(meta[1]))\n"
+                     "        rd = r.dtype\n        if rd is not gnp and rd != gnp:\n"
+                     "            r = _unwrap(wrap(r).to(meta[1]))\n"
                      "        out.append(r)\n    return out\n")
     else:
         lines.append("        shape, dt = meta\n        d = r._data\n"
@@ -540,7 +590,7 @@ class SavedTensor:
     def __init__(self, t, is_output: bool = False, output_nr: int = 0):
         self.is_output = is_output
         self.output_nr = output_nr
-        hooks = LOCAL.saved_hooks
+        hooks = LOCAL.saved_hooks if SPECIAL_RECORDING[0] else None
         if hooks:
             pack, unpack = hooks[-1]
             self.data = pack(t)
@@ -595,6 +645,7 @@ class saved_tensors_hooks:
     def __enter__(self):
         if LOCAL.saved_hooks_disabled is not None:
             raise RuntimeError(LOCAL.saved_hooks_disabled)
+        SPECIAL_RECORDING[0] = True
         LOCAL.saved_hooks.append((self.pack_hook, self.unpack_hook))
         return self
 
