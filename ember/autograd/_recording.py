@@ -268,11 +268,22 @@ def recorder_for(op, n: int):
     positional arguments that are Tensors, Python scalars or None (dispatch's fast path). Generated
     once per op from its save plan: no loop over the plan, no list arguments, no multi-output case."""
     lines = [f"def rec(args, params, out):\n    {', '.join(f'x{i}' for i in range(n))}, = args\n"]
+    saved_inputs = {i for kind, i in op.save_plan if kind == 0}
     for i in range(n):
-        lines.append(f"    if isinstance(x{i}, TensorBase) and x{i}._requires_grad:\n"
+        # a leaf's edge read straight from its AccumulateGrad (edge_of's common cases, inlined)
+        test = f"t{i}" if i in saved_inputs else f"isinstance(x{i}, TensorBase)"
+        if i in saved_inputs:
+            lines.append(f"    t{i} = isinstance(x{i}, TensorBase)\n")
+        lines.append(f"    if {test} and x{i}._requires_grad:\n"
                      f"        fn = x{i}._grad_fn\n"
-                     f"        e{i} = (fn, x{i}._output_nr) if fn is not None and fn.view_version is None "
-                     f"else edge_of(x{i})\n"
+                     f"        if fn is None:\n"
+                     f"            am = x{i}._ameta\n"
+                     f"            acc = am.acc if am is not None else None\n"
+                     f"            e{i} = (acc, 0) if acc is not None else edge_of(x{i})\n"
+                     f"        elif fn.view_version is None:\n"
+                     f"            e{i} = (fn, x{i}._output_nr)\n"
+                     f"        else:\n"
+                     f"            e{i} = edge_of(x{i})\n"
                      f"        d = x{i}._data\n"
                      f"        m{i} = (d.shape if d is not None else x{i}._meta[0], x{i}._dtype)\n"
                      f"    else:\n        e{i} = _NO_EDGE\n        m{i} = None\n")
@@ -282,7 +293,7 @@ def recorder_for(op, n: int):
                  "    node.view_version = None\n"
                  "    special = SPECIAL_RECORDING[0]\n"
                  "    node._extra = anomaly_trace() if special else None\n"
-                 f"    node.input_meta = [{', '.join(f'm{i}' for i in range(n))}]\n"
+                 f"    node.input_meta = ({''.join(f'm{i}, ' for i in range(n))})\n"
                  "    node.op = op\n    node.params = params\n    node.out_meta = None\n"
                  "    if special and LOCAL.saved_hooks:\n"
                  "        node._saved, node._versions = _saved_objects(op, args, (out,), None), None\n"
@@ -290,7 +301,7 @@ def recorder_for(op, n: int):
     saved, versions = [], []
     for k, (kind, i) in enumerate(op.save_plan):
         if kind == 0:
-            lines.append(f"        if isinstance(x{i}, TensorBase):\n"
+            lines.append(f"        if t{i}:\n"
                          f"            vc = x{i}._vc\n            v{k} = vc.value if vc is not None else 0\n"
                          f"        else:\n            v{k} = None\n")
             saved.append(f"x{i}")
@@ -302,7 +313,9 @@ def recorder_for(op, n: int):
                          f"        v{k} = ovc.value\n")
             saved.append("(out._data, out._dtype, ovc, out._meta)")
         versions.append(f"v{k}")
-    lines.append(f"        node._saved = [{', '.join(saved)}]\n        node._versions = [{', '.join(versions)}]\n")
+    # tuples: nothing rewrites a generated recorder's entries (record_inplace goes through ``record``)
+    lines.append(f"        node._saved = ({''.join(s + ', ' for s in saved)})\n"
+                 f"        node._versions = ({''.join(v + ', ' for v in versions)})\n")
     if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
         lines.append("    node.view_version = out._vc.value\n")
         # a view of a multi-output view is one too (see ``record``)

@@ -47,38 +47,44 @@ def _graph(roots, targets):
     hooked = newer_child = False
     stack = []
     for r in roots:  # two roots may be outputs of one node
-        if r is not None and r not in seen:
+        if r is None or r in seen or r in deps:
+            continue
+        if type(r) is AccumulateGrad:
+            deps[r] = 0
+            hooked = hooked or _leaf_hooked(r)
+        else:
             seen.add(r)
             stack.append(r)
-    add, push, pop = seen.add, stack.append, stack.pop
+    add, push, pop, append, count = seen.add, stack.append, stack.pop, nodes.append, deps.get
     while stack:
         node = pop()
-        if type(node) is AccumulateGrad:
-            if not hooked:
-                var = node._variable()
-                am = var._ameta if var is not None else None
-                hooked = am is not None and bool(am.hooks)
-        else:
-            nodes.append(node)
+        append(node)
         if node._extra is not None:  # hooks (or metadata, an anomaly traceback): the hooked branch
             hooked = True
         seq = node._seq
         for child, _ in node.next_functions:
-            if child is not None:
+            if child is None:
+                continue
+            if type(child) is AccumulateGrad:  # leaves: counted, never walked
+                n = count(child)
+                if n is None:
+                    deps[child] = 1
+                    hooked = hooked or _leaf_hooked(child)
+                else:
+                    deps[child] = n + 1
+            else:
+                if child._seq >= seq:
+                    newer_child = True
                 if child not in seen:
                     add(child)
                     push(child)
-                if type(child) is AccumulateGrad:
-                    deps[child] = deps.get(child, 0) + 1
-                elif child._seq >= seq:
-                    newer_child = True
     if newer_child:  # a hand-made edge to a newer node: sequence numbers are no dependency order
         nodes = _kahn_order(nodes)
     else:
         nodes.sort(key=_SEQ_KEY, reverse=True)
     needed = None
     if targets is not None:
-        needed = set(targets) & seen
+        needed = {t for t in targets if t in seen or t in deps}
         for node in reversed(nodes):  # children before parents
             if any(c in needed for c, _ in node.next_functions if c is not None):
                 needed.add(node)
@@ -92,6 +98,15 @@ def _graph(roots, targets):
 
 
 _SEQ_KEY = attrgetter("_seq")
+
+
+def _leaf_hooked(acc) -> bool:
+    """Whether a leaf's AccumulateGrad has hooks of its own or its tensor has tensor hooks."""
+    if acc._extra is not None:
+        return True
+    var = acc._variable()
+    am = var._ameta if var is not None else None
+    return am is not None and bool(am.hooks)
 
 
 def _kahn_order(nodes) -> list:
@@ -166,8 +181,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
             order[:0] = ready
             ready = []
         i = 0
-        while i < len(order):
-            node = order[i]
+        for node in order:  # ready leaves are inserted right after the current node (see below)
             i += 1
             buf = buffers.pop(node, None)
             if buf is None:  # no gradient reached it (its producers returned none and were skipped)
@@ -202,7 +216,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
             # drop the engine's extra references now: AccumulateGrad decides whether .grad may take a
             # gradient's buffer by counting references (graph._exclusive)
             outs = g = buf = cbuf = None
-            if ready:
+            if ready:  # the list iterator reads by index: the for loop runs these next
                 order[i:i] = ready
                 ready = []
         for fn in _TLS.callbacks[-1]:
