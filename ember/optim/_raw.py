@@ -31,7 +31,7 @@ from .._tensor_base import TensorBase
 from .._tensor_methods.pointwise_math import view_as_real
 from ..overrides import PLAIN_TYPES
 
-__all__ = ["ArrayOps", "CaptureOps", "TensorOps", "run_update", "run_flat_update"]
+__all__ = ["ArrayOps", "CaptureOps", "TensorOps", "run_update", "run_flat_update", "flat_update_allowed"]
 
 
 class TensorOps:
@@ -258,14 +258,20 @@ class FlatArrayOps(ArrayOps):
         return step
 
 
+def flat_update_allowed(group: dict) -> bool:
+    """Whether ``run_flat_update`` may run for ``group`` (checked before a bucket is built: building
+    one rewrites the state tensors as views of flat buffers)."""
+    return not (COMPILING[0] or group.get("differentiable") or MODES.stack or WRITE_HOOKS
+                or isinstance(group["lr"], TensorBase))
+
+
 def run_flat_update(update, params: list, grads: list, bucket, group: dict) -> bool:
     """``update(K, p, grad, state, group)`` once over a flat bucket (``optim/_flat.py``) on arrays: the
     gradients and parameters are copied into the bucket's flat scratch buffers, the state is already
     flat, and the new parameter values are copied back. Elementwise it is the single-tensor update,
     so the bits equal ``run_update``'s; it costs one NumPy call per op instead of one per op and
     parameter. False (nothing done) when the array path does not apply or the step counts differ."""
-    if COMPILING[0] or group.get("differentiable") or MODES.stack or WRITE_HOOKS \
-            or isinstance(group["lr"], TensorBase):
+    if not flat_update_allowed(group):
         return False
     flat_g, flat_p = bucket.grad._data, bucket.scratch._data
     dt = flat_g.dtype

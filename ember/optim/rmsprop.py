@@ -16,7 +16,7 @@ from .._tensor_methods import foreach as F
 from .adam import _as_real, _same
 from .optimizer import Optimizer, _get_value, _step_tensor, _to_scalar
 from ._flat import flat_bucket
-from ._raw import run_flat_update, run_update
+from ._raw import flat_update_allowed, run_flat_update, run_update
 from .sgd import _by_dtype
 
 __all__ = ["RMSprop"]
@@ -70,6 +70,8 @@ class RMSprop(Optimizer):
         # the single-tensor update once over flat state buffers (same bits, one NumPy call per op)
         names = ("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ()) \
             + (("grad_avg",) if group["centered"] else ())
+        if not flat_update_allowed(group):
+            return False
         bucket = flat_bucket(self, (id(group), params[0].dtype), params, states, names)
         return bucket is not None and run_flat_update(_rmsprop_update, params, grads, bucket, group)
 
