@@ -428,7 +428,8 @@ def as_tensor_grad(g):
 
 def raw_via_tensors(node, grads) -> list:
     """``node.raw`` for nodes without an array form: run ``apply`` on Tensors around the arrays."""
-    outs = node.apply([wrap(g) if type(g) is _ndarray else g for g in grads])
+    outs = node.apply([wrap(g) if type(g) is _ndarray else wrap(_np.asarray(g)) if isinstance(g, _np.generic)
+                       else g for g in grads])
     return [_unwrap(o) for o in outs]
 
 
@@ -436,7 +437,8 @@ def add_grads(a, b):
     """Sum of two gradients for one output: arrays of one dtype add directly; anything else as
     Tensors (torch's promotion), given back in the form the engine carries."""
     if type(a) is _ndarray and type(b) is _ndarray and a.dtype == b.dtype:
-        return a + b
+        s = a + b
+        return s if type(s) is _ndarray else _np.asarray(s)  # 0-d + 0-d gives a NumPy scalar
     if type(a) is _ndarray or type(b) is _ndarray:
         return _unwrap(as_tensor_grad(a) + as_tensor_grad(b))
     return a + b

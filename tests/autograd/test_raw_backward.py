@@ -117,3 +117,13 @@ def test_raw_backward_checks_saved_versions():
         y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+def test_raw_zero_dim_gradients_summed_into_one_input():
+    """Two 0-d gradients for one tensor add up to a NumPy scalar: the engine keeps an array."""
+    x = ember.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+    t = torch.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+    for lib_x in (x, t):
+        y = lib_x[1, 2]
+        (y * y).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
