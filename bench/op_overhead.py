@@ -13,7 +13,7 @@ as the difference of two nested calls, next to torch's totals:
   kernel    the NumPy kernel on the raw arrays
   wrap      making the output Tensor around the kernel's array
   record    the same call with inputs that require grad minus without (Node, edges, saved values)
-  node      the op's backward Node ``apply`` (the derivative in ember ops)
+  node      the op's backward Node as backward runs it (``raw``: the derivative on arrays)
   engine    ``out.backward(g)`` minus the Node's apply (graph walk, buffers, AccumulateGrad)
 
 The primitive call behind each public call is captured with a ``TorchDispatchMode``. Each cell is
@@ -52,10 +52,14 @@ def cases(lib):
         out["sum (8,)" + tag] = lambda a=a: a.sum()
         out["matmul 64x64" + tag] = lambda m1=m1, m2=m2: m1 @ m2
     out["chain 20 ops fwd+bwd"] = chain(lib, rng)
+    out["chain 20 ops fwd (grad)"] = chain(lib, np.random.default_rng(0), backward=False)
+    # backward alone: 20 nodes + 3 AccumulateGrad, the graph kept (retain_graph) and run again
+    loss = chain(lib, np.random.default_rng(0), backward=False)()
+    out["chain 20 ops bwd (23 nodes)"] = lambda: loss.backward(retain_graph=True)
     return out
 
 
-def chain(lib, rng):
+def chain(lib, rng, backward=True):
     """20 small ops (pointwise, broadcast, reduction, matmul) and a backward through them."""
     x = lib.tensor(rng.standard_normal((4, 8)).astype(np.float32), requires_grad=True)
     w = lib.tensor(rng.standard_normal((8, 8)).astype(np.float32), requires_grad=True)
@@ -82,6 +86,8 @@ def chain(lib, rng):
         h = h.mean(1)                # 18
         h = h * 2.0                  # 19
         loss = h.sum()               # 20
+        if not backward:
+            return loss
         loss.backward()
         x.grad = w.grad = bias.grad = None
     return run
@@ -179,7 +185,8 @@ def ember_stages(ember, pair, number: int, repeat: int) -> dict:
     out = gfn(ga, gb)
     g = ember.ones_like(out)
     node = out.grad_fn
-    t["node"] = best_us(lambda: node.apply([g]), number, repeat)
+    # what backward runs: the node's array form (``raw``) when no graph of the backward is needed
+    t["node"] = best_us(lambda: node.raw([g._data]), number, repeat)
     bwd = best_us(lambda: out.backward(g, retain_graph=True), number, repeat)
     t["engine"] = bwd - t["node"]
     t["ember fwd"] = public
@@ -246,6 +253,8 @@ def print_totals(ember, torch, number: int, repeat: int) -> None:
     print(f"{'op':<28}{'ember us':>10}{'torch us':>10}{'ratio':>8}")
     for name in e_cases:
         n = max(50, number // 20) if name.startswith("chain") else number
+        if "bwd (" in name:
+            e_cases[name](), t_cases[name]()  # the first backward makes .grad
         e = best_us(e_cases[name], n, repeat)
         t = best_us(t_cases[name], n, repeat)
         print(f"{name:<28}{e:>10.2f}{t:>10.2f}{e / t:>8.2f}")

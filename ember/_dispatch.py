@@ -208,7 +208,8 @@ def _general(op: OpDef, args, params):
     return outs
 
 
-set_dispatcher(dispatch)  # ``op(*args)`` on an OpDef (derivatives, dispatch modes) runs this path
+set_dispatcher(dispatch, lambda: _any_mode[0] and bool(MODES.stack or _FAST_OFF[0]))  # ``op(*args)``
+# on an OpDef (derivatives, dispatch modes) runs this path; backward asks whether a mode watches
 
 
 # ------------------------------------------------------------------------------ the fast path

@@ -16,22 +16,41 @@ indices of a max or the statistics of a norm, so the values output stays writabl
 torch), ``outs`` every output; keyword-only parameters
 receive the op's params. The registry sums gradients over broadcast dims and casts them to the input's
 dtype, so derivatives state only the maths.
+
+A derivative that takes the keyword ``K`` is written against an ops namespace instead of Tensor
+methods (``K.mul(grad, b)``, ``K.sum(g, dim=(0,), keepdim=True, dtype=None)``): its one definition
+runs on Tensors (``TENSOR_K``: every call dispatches, so it is differentiable again) and, when no
+graph of the backward is needed, on the raw NumPy arrays (``ARRAY_K``: the primitives' own kernels,
+so both executions give the same bits)::
+
+    @mul.derivative
+    def _(grad, a, b, *, K):
+        return K.mul(grad, b), K.mul(grad, a)
 """
 from __future__ import annotations
 
 import inspect
 from typing import Callable
 
-__all__ = ["OpDef", "primitive", "REGISTRY", "TensorMeta", "SlowPath", "set_dispatcher"]
+import numpy as _np
+
+__all__ = ["OpDef", "primitive", "REGISTRY", "TensorMeta", "SlowPath", "set_dispatcher", "TENSOR_K",
+           "ARRAY_K", "OBSERVED"]
 
 REGISTRY: dict = {}
 _DISPATCH = None  # ember._dispatch.dispatch: layer L1 cannot import it, so L2 hands it in once
+# ``OBSERVED[0]()``: whether something watches primitive calls (a dispatch mode, the general-path
+# switch), so backward must dispatch each op of a derivative; handed in with the dispatcher
+OBSERVED = [lambda: False]
 
 
-def set_dispatcher(fn: Callable) -> None:
-    """Install ``fn(op, *args, **params)`` as what calling an ``OpDef`` runs (``ember._dispatch``)."""
+def set_dispatcher(fn: Callable, observed: Callable | None = None) -> None:
+    """Install ``fn(op, *args, **params)`` as what calling an ``OpDef`` runs (``ember._dispatch``),
+    and ``observed()`` as the check that a dispatch mode watches primitive calls."""
     global _DISPATCH
     _DISPATCH = fn
+    if observed is not None:
+        OBSERVED[0] = observed
 
 # type-promotion kinds of pointwise ops (torch's ELEMENTWISE_TYPE_PROMOTION_KIND)
 PROMOTIONS = ("default", "int_to_float", "always_bool", "compare", "complex_to_float", "none")
@@ -92,12 +111,14 @@ class OpDef:
         self.backward_params: tuple | None = ()
         self.backward_shapes: tuple = ()
         self.backward_needs = False
+        self.backward_k = False
         self.node_class = None  # filled by the autograd layer (one Node subclass per op, torch's name)
         # dispatch's fast path, generated from this definition on first call (``_dispatch.fast_path``):
         # None = not generated yet, False = the op always takes the general path
         self.fast = None
         self.recorder = None  # autograd's recorder specialised for this op (generated on first use)
         REGISTRY[name] = self
+        _KERNELS[name] = kernel
 
     def __reduce__(self):  # by name: graphs that record primitives (node.meta) pickle
         return (_registered, (self.name,))
@@ -143,7 +164,9 @@ class OpDef:
         self.save_outs = "outs" in positional
         # ``needs_input_grad`` (a tuple of bools, one per input) lets a derivative skip unneeded work
         self.backward_needs = "needs_input_grad" in keyword
-        keyword = [k for k in keyword if k != "needs_input_grad"]
+        # ``K``: written against an ops namespace, so it also runs on raw arrays (module doc)
+        self.backward_k = "K" in keyword
+        keyword = [k for k in keyword if k != "needs_input_grad" and k != "K"]
         self.backward_params = None if var_kw else tuple(k for k in keyword if not self._is_shape_kw(k))
         # keyword-only ``<input>_shape`` parameters receive that input's shape (no tensor is saved)
         self.backward_shapes = tuple((k, self.input_names.index(k[:-6])) for k in keyword
@@ -171,6 +194,68 @@ class OpDef:
         """Register the meta rule: ``fn(*inputs, **params) -> TensorMeta`` (or a tuple of them)."""
         self.meta_rule = fn
         return fn
+
+
+class _OpsNamespace:
+    """``K.<primitive>(...)``: the primitive's kernel on arrays (``raw``) or the primitive through
+    dispatch on Tensors, looked up by name on first use; plus the few non-primitive helpers below."""
+
+    def __init__(self, raw: bool, helpers: dict):
+        self.raw = raw
+        self.__dict__.update(helpers)
+
+    def __getattr__(self, name: str):
+        op = REGISTRY.get(name)
+        if op is None:
+            raise AttributeError(f"no primitive named {name!r} for a derivative's K namespace")
+        fn = _KERNELS[name] if self.raw else op
+        setattr(self, name, fn)
+        return fn
+
+
+_ndarray = _np.ndarray
+_KERNELS: dict = {}  # name -> the kernel an op was registered with (what ``ARRAY_K`` binds)
+
+
+def _array_sum_to_size(a, shape):
+    """``sum_to_size`` on an array: the sum kernel over the broadcast dims, as the Tensor method
+    (the same reduction, so the same bits)."""
+    have = a.shape
+    lead = len(have) - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
+    inner = []
+    for i, s in enumerate(shape):
+        n = have[lead + i]
+        if s != n:
+            if s != 1:
+                raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
+            inner.append(lead + i)
+    sum_kernel = _KERNELS["sum"]
+    if not inner:  # only leading dims (a bias): no keepdim and no reshape needed
+        if not lead:
+            return a
+        out = sum_kernel(a, dim=tuple(range(lead)), keepdim=False, dtype=None)
+        return out if type(out) is _ndarray else _np.asarray(out)  # a 0-d sum is a NumPy scalar
+    out = sum_kernel(a, dim=tuple(range(lead)) + tuple(inner), keepdim=True, dtype=None)
+    return out.reshape(shape) if lead else out
+
+
+def _tensor_sum_to_size(t, shape):
+    return t.sum_to_size(shape)
+
+
+def _tensor_reshape(t, shape):
+    return t.reshape(shape)
+
+
+def _array_reshape(a, shape):
+    return a.reshape(shape)  # a view when the layout allows, else a copy, as Tensor.reshape
+
+
+# the derivatives' ops namespaces (the registry's module doc): Tensors through dispatch, raw arrays
+TENSOR_K = _OpsNamespace(False, {"sum_to_size": _tensor_sum_to_size, "reshape": _tensor_reshape})
+ARRAY_K = _OpsNamespace(True, {"sum_to_size": _array_sum_to_size, "reshape": _array_reshape})
 
 
 def _output_index(name: str):

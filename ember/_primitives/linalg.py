@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtype as D
 from .._errors import dtype_title, fmt_shape
 from .._shape import broadcast_shapes
-from ._registry import SlowPath, TensorMeta, primitive
+from ._registry import TENSOR_K, SlowPath, TensorMeta, primitive
 
 __all__ = ["mm", "bmm", "mv", "dot", "vdot", "matmul", "addmm", "addmv", "addr", "baddbmm", "einsum",
            "matmul_meta", "cname", "check_same_dtype"]
@@ -178,19 +178,29 @@ def matmul_meta(a, b, has_out=False):
 
 # ------------------------------------------------------------------------------ products
 def _transposed(t) -> bool:
-    """A 2-d operand laid out column-major (``W.t()`` of a contiguous weight)."""
+    """A 2-d operand laid out column-major (``W.t()`` of a contiguous weight); a Tensor or an array."""
+    if type(t) is np.ndarray:
+        s0, s1 = t.strides
+        n = t.itemsize
+        return s0 == n and s1 != n and t.shape[0] > 1
     st = t.stride()
     return st[0] == 1 and st[1] != 1 and t.shape[0] > 1
 
 
-def _mat2_grad(a, grad, b):
+def _mH(K, t):
+    """``t.mH`` of a matrix through the derivative's ops namespace (arrays there are real)."""
+    t = K.transpose(t, dim0=0, dim1=1)
+    return t if type(t) is np.ndarray or not t.is_complex() else t.conj()
+
+
+def _mat2_grad(a, grad, b, K=TENSOR_K):
     """``a^H @ grad``, the gradient of ``b`` in ``a @ b``. When ``b`` is a transposed view (Linear's
     ``weight.t()``) it is computed as ``(grad^H @ a)^H``, the same GEMM, so after the transpose's
     backward the weight's gradient is contiguous in the weight's own layout (as torch gives it;
     DDP copies it flat into its bucket)."""
     if _transposed(b):
-        return grad.mH.mm(a).mH
-    return a.mH.mm(grad)
+        return _mH(K, K.mm(_mH(K, grad), a))
+    return K.mm(_mH(K, a), grad)
 
 
 @primitive("mm")
@@ -207,9 +217,9 @@ def _(a, b):
 
 
 @mm.derivative
-def _(grad, a, b, *, needs_input_grad):
-    return (grad.mm(b.mH) if needs_input_grad[0] else None,
-            _mat2_grad(a, grad, b) if needs_input_grad[1] else None)
+def _(grad, a, b, *, needs_input_grad, K):
+    return (K.mm(grad, _mH(K, b)) if needs_input_grad[0] else None,
+            _mat2_grad(a, grad, b, K) if needs_input_grad[1] else None)
 
 
 @primitive("bmm")
@@ -392,11 +402,11 @@ def _(inp, a, b, *, beta=1, alpha=1):
 
 
 @addmm.derivative
-def _(grad, a, b, *, beta, alpha, needs_input_grad):
-    gab = grad if alpha == 1 else grad * alpha
-    return (_input_grad(grad, beta) if needs_input_grad[0] else None,
-            gab.mm(b.mH) if needs_input_grad[1] else None,
-            _mat2_grad(a, gab, b) if needs_input_grad[2] else None)
+def _(grad, a, b, *, beta, alpha, needs_input_grad, K):
+    gab = grad if alpha == 1 else K.mul(grad, alpha)
+    return ((grad if beta == 1 else K.mul(grad, beta)) if needs_input_grad[0] else None,
+            K.mm(gab, _mH(K, b)) if needs_input_grad[1] else None,
+            _mat2_grad(a, gab, b, K) if needs_input_grad[2] else None)
 
 
 @primitive("addmv")

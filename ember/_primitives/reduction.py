@@ -21,7 +21,7 @@ from .. import _dtype as D
 from .._errors import dtype_title
 from .._shape import normalize_dim
 from ._meta import reduce_meta
-from ._registry import SlowPath, TensorMeta, primitive
+from ._registry import TENSOR_K, SlowPath, TensorMeta, primitive
 from .pointwise import where as _where
 
 _I64 = np.dtype(np.int64)
@@ -44,9 +44,12 @@ def keep(t, ndim: int, dim, keepdim: bool):
     return t
 
 
-def unreduce(grad, a_shape, dim, keepdim):
-    """Broadcast a reduction's gradient back to the input's shape."""
-    return keep(grad, len(a_shape), dim, keepdim).expand(a_shape)
+def unreduce(grad, a_shape, dim, keepdim, K=TENSOR_K):
+    """Broadcast a reduction's gradient back to the input's shape (``K``: the derivative's ops
+    namespace, so this also runs on arrays): the reduced dims become 1 (one reshape), then expand."""
+    if not keepdim and a_shape:
+        grad = K.reshape(grad, tuple(1 if dim is None or i in dim else s for i, s in enumerate(a_shape)))
+    return K.expand(grad, size=tuple(a_shape))
 
 
 # ----------------------------------------------------------------------------- sum / mean / prod
@@ -65,8 +68,8 @@ def _(a, *, dim=None, keepdim=False, dtype=None):
 
 
 @sum.derivative
-def _(grad, *, a_shape, dim, keepdim):
-    return unreduce(grad, a_shape, dim, keepdim)
+def _(grad, *, a_shape, dim, keepdim, K):
+    return unreduce(grad, a_shape, dim, keepdim, K)
 
 
 def _mean_error(dt, optional=False):
@@ -95,10 +98,9 @@ def _(a, *, dim=None, keepdim=False, dtype=None):
 
 
 @mean.derivative
-def _(grad, *, a_shape, dim, keepdim):
-    n = _count(a_shape, dim)
-    g = unreduce(grad, a_shape, dim, keepdim)
-    return g / n if n else g * float("nan")
+def _(grad, *, a_shape, dim, keepdim, K):
+    n = _count(a_shape, dim)  # divided before the expand: the same quotient for every element
+    return unreduce(K.div(grad, n) if n else K.mul(grad, float("nan")), a_shape, dim, keepdim, K)
 
 
 def _int_acc(a, dtype):

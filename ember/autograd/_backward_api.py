@@ -11,6 +11,10 @@ Example:
 """
 from __future__ import annotations
 
+import numpy as _np
+
+from .._primitives._registry import OBSERVED
+from .._tensor_base import wrap
 from ._recording import edge_of
 from .engine import accumulate_captured, run_backward
 from .grad_mode import STATE, is_grad_enabled
@@ -36,7 +40,11 @@ def _root_grads(outputs, grad_outputs, create_graph):
             if not (out.dtype.is_floating_point or out.dtype.is_complex):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but "
                                    f"got {out.dtype}")
-            g = out.new_ones(out.shape)
+            d = out._data
+            # the implicit 1.0 (a plain array when nothing watches creations: new_ones' argument
+            # handling costs ~1 us per backward)
+            g = wrap(_np.ones(d.shape, d.dtype)) if d is not None and not OBSERVED[0]() \
+                else out.new_ones(out.shape)
         else:
             if not hasattr(g, "_grad_fn"):
                 g = out.new_full(out.shape, g)

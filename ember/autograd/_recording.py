@@ -16,13 +16,13 @@ Example:
 """
 from __future__ import annotations
 
-import traceback
 
 from .._primitives._registry import REGISTRY
 from .._tensor_base import AutogradMeta, TensorBase, shape_of
 from .grad_mode import STATE
 from .._storage import VersionCounter
-from .graph import LOCAL, AccumulateGrad, Node, SavedGroup, SavedTensor, node_class_for
+from .graph import LOCAL, SPECIAL_RECORDING, AccumulateGrad, Node, SavedGroup, SavedTensor, anomaly_trace
+from .graph import node_class_for
 from .graph import _seq as _SEQ
 
 _new = object.__new__
@@ -170,16 +170,16 @@ def record(op, args, params, outs, inplace_self_saved=None):
     node = _new(cls)
     node.next_functions = tuple(edges)
     node._seq = next(_SEQ)
-    node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain_hooks = None
-    node._metadata = node.view_version = None
-    node._trace = traceback.format_stack()[:-2] if LOCAL.anomaly else None
+    node.view_version = None
+    special = SPECIAL_RECORDING[0]
+    node._extra = anomaly_trace() if special else None
     node.input_meta = metas
     node.op = op
     node.params = params
     single = op.num_outputs == 1
     outs_t = (outs,) if single else outs
     node.out_meta = None if single else [(shape_of(o), o._dtype) for o in outs_t]
-    if LOCAL.saved_hooks:
+    if special and LOCAL.saved_hooks:
         node._saved, node._versions = _saved_objects(op, args, outs_t, inplace_self_saved), None
     else:  # lean: the values themselves plus the versions of tensors (graph.PrimNode._unpack)
         saved, versions = [], []
@@ -268,30 +268,40 @@ def recorder_for(op, n: int):
     positional arguments that are Tensors, Python scalars or None (dispatch's fast path). Generated
     once per op from its save plan: no loop over the plan, no list arguments, no multi-output case."""
     lines = [f"def rec(args, params, out):\n    {', '.join(f'x{i}' for i in range(n))}, = args\n"]
+    saved_inputs = {i for kind, i in op.save_plan if kind == 0}
     for i in range(n):
-        lines.append(f"    if isinstance(x{i}, TensorBase) and x{i}._requires_grad:\n"
+        # a leaf's edge read straight from its AccumulateGrad (edge_of's common cases, inlined)
+        test = f"t{i}" if i in saved_inputs else f"isinstance(x{i}, TensorBase)"
+        if i in saved_inputs:
+            lines.append(f"    t{i} = isinstance(x{i}, TensorBase)\n")
+        lines.append(f"    if {test} and x{i}._requires_grad:\n"
                      f"        fn = x{i}._grad_fn\n"
-                     f"        e{i} = (fn, x{i}._output_nr) if fn is not None and fn.view_version is None "
-                     f"else edge_of(x{i})\n"
+                     f"        if fn is None:\n"
+                     f"            am = x{i}._ameta\n"
+                     f"            acc = am.acc if am is not None else None\n"
+                     f"            e{i} = (acc, 0) if acc is not None else edge_of(x{i})\n"
+                     f"        elif fn.view_version is None:\n"
+                     f"            e{i} = (fn, x{i}._output_nr)\n"
+                     f"        else:\n"
+                     f"            e{i} = edge_of(x{i})\n"
                      f"        d = x{i}._data\n"
                      f"        m{i} = (d.shape if d is not None else x{i}._meta[0], x{i}._dtype)\n"
                      f"    else:\n        e{i} = _NO_EDGE\n        m{i} = None\n")
     lines.append("    node = _new(cls)\n"
                  f"    node.next_functions = ({''.join(f'e{i}, ' for i in range(n))})\n"
                  "    node._seq = next(_SEQ)\n"
-                 "    node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain_hooks = None\n"
-                 "    node._metadata = node.view_version = None\n"
-                 "    local = LOCAL\n"
-                 "    node._trace = traceback.format_stack()[:-2] if local.anomaly else None\n"
-                 f"    node.input_meta = [{', '.join(f'm{i}' for i in range(n))}]\n"
+                 "    node.view_version = None\n"
+                 "    special = SPECIAL_RECORDING[0]\n"
+                 "    node._extra = anomaly_trace() if special else None\n"
+                 f"    node.input_meta = ({''.join(f'm{i}, ' for i in range(n))})\n"
                  "    node.op = op\n    node.params = params\n    node.out_meta = None\n"
-                 "    if local.saved_hooks:\n"
+                 "    if special and LOCAL.saved_hooks:\n"
                  "        node._saved, node._versions = _saved_objects(op, args, (out,), None), None\n"
                  "    else:\n")
     saved, versions = [], []
     for k, (kind, i) in enumerate(op.save_plan):
         if kind == 0:
-            lines.append(f"        if isinstance(x{i}, TensorBase):\n"
+            lines.append(f"        if t{i}:\n"
                          f"            vc = x{i}._vc\n            v{k} = vc.value if vc is not None else 0\n"
                          f"        else:\n            v{k} = None\n")
             saved.append(f"x{i}")
@@ -303,7 +313,9 @@ def recorder_for(op, n: int):
                          f"        v{k} = ovc.value\n")
             saved.append("(out._data, out._dtype, ovc, out._meta)")
         versions.append(f"v{k}")
-    lines.append(f"        node._saved = [{', '.join(saved)}]\n        node._versions = [{', '.join(versions)}]\n")
+    # tuples: nothing rewrites a generated recorder's entries (record_inplace goes through ``record``)
+    lines.append(f"        node._saved = ({''.join(s + ', ' for s in saved)})\n"
+                 f"        node._versions = ({''.join(v + ', ' for v in versions)})\n")
     if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
         lines.append("    node.view_version = out._vc.value\n")
         # a view of a multi-output view is one too (see ``record``)
@@ -316,7 +328,8 @@ def recorder_for(op, n: int):
                      "        out._grad_fn = node\n        out._output_nr = 0\n        out._requires_grad = True\n")
     lines.append("    return node\n")
     ns = {"op": op, "cls": op.node_class or node_class_for(op), "TensorBase": TensorBase, "edge_of": edge_of,
-          "_NO_EDGE": (None, 0), "_new": _new, "_SEQ": _SEQ, "LOCAL": LOCAL, "traceback": traceback,
+          "_NO_EDGE": (None, 0), "_new": _new, "_SEQ": _SEQ, "LOCAL": LOCAL, "anomaly_trace": anomaly_trace,
+          "SPECIAL_RECORDING": SPECIAL_RECORDING,
           "_saved_objects": _saved_objects, "VersionCounter": VersionCounter, "SavedGroup": SavedGroup,
           "SavedTensor": SavedTensor, "mark_multi_view": mark_multi_view}
     exec(compile("".join(lines), f"<ember recorder of {op.name}>", "exec"), ns)

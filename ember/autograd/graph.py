@@ -13,14 +13,19 @@ Example:
 from __future__ import annotations
 
 import itertools
+import operator
 import sys
 import re
 import threading
 import traceback
 import weakref
 
+import numpy as _np
+
+from .. import _dtype as D
+from .._primitives._registry import ARRAY_K, TENSOR_K, _array_sum_to_size
 from .._storage import VersionCounter
-from .._tensor_base import _TENSOR_CLASS, new_tensor
+from .._tensor_base import _TENSOR_CLASS, new_tensor, wrap
 from ..utils.hooks import RemovableHandle, add_hook
 from .grad_mode import STATE
 
@@ -40,6 +45,45 @@ class _Local(threading.local):
 
 
 LOCAL = _Local()
+# set (for good) the first time any thread enables anomaly mode or pushes saved-tensor hooks: until
+# then recording skips its two thread-local reads (``LOCAL.anomaly``, ``LOCAL.saved_hooks``)
+SPECIAL_RECORDING = [False]
+
+
+class _NodeExtra:
+    """A node's rarely used fields, made on first need (recording stores one None instead of six)."""
+
+    __slots__ = ("pre_hooks", "hooks", "tensor_pre_hooks", "retain_hooks", "metadata", "trace")
+
+    def __init__(self):
+        self.pre_hooks = self.hooks = self.tensor_pre_hooks = self.retain_hooks = None
+        self.metadata = self.trace = None
+
+
+def _extra_field(name: str) -> property:
+    read = operator.attrgetter(name)
+
+    def get(self):
+        x = self._extra
+        return None if x is None else read(x)
+
+    def put(self, value):
+        x = self._extra
+        if x is None:
+            if value is None:
+                return
+            x = self._extra = _NodeExtra()
+        setattr(x, name, value)
+    return property(get, put)
+
+
+def anomaly_trace():
+    """The forward traceback a node keeps in anomaly mode (None otherwise)."""
+    if not LOCAL.anomaly:
+        return None
+    x = _NodeExtra()
+    x.trace = traceback.format_stack()[:-3]
+    return x
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after "
           "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -50,16 +94,23 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
 class Node:
     """One backward function in the graph. ``name()`` is torch's (``MulBackward0``)."""
 
-    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
-                 "_retain_hooks", "_trace", "_metadata", "view_version", "__weakref__")
+    # ``_extra``: None, or a ``_NodeExtra`` holding hooks, metadata and the anomaly-mode traceback
+    # (read through the properties below); the engine's "any hooks" check is ``_extra is not None``
+    __slots__ = ("next_functions", "_seq", "_extra", "view_version", "__weakref__")
 
     def __init__(self, next_functions=()):
         """The one constructor of a Node's own fields (recording calls it on a bare instance)."""
         self.next_functions = next_functions
         self._seq = next(_seq)
-        self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retain_hooks = None
-        self._metadata = self.view_version = None
-        self._trace = traceback.format_stack()[:-2] if LOCAL.anomaly else None
+        self.view_version = None
+        self._extra = anomaly_trace() if SPECIAL_RECORDING[0] else None
+
+    _pre_hooks = _extra_field("pre_hooks")
+    _hooks = _extra_field("hooks")
+    _tensor_pre_hooks = _extra_field("tensor_pre_hooks")
+    _retain_hooks = _extra_field("retain_hooks")
+    _metadata = _extra_field("metadata")
+    _trace = _extra_field("trace")
 
     _n_out = 1  # outputs of the forward op (a class attribute: multi-output node classes set theirs)
 
@@ -80,6 +131,11 @@ class Node:
 
     def apply(self, grads: list) -> tuple:
         raise NotImplementedError
+
+    def raw(self, grads: list) -> list:
+        """``apply`` in the engine's raw mode: gradients as NumPy arrays (or Tensors the array form
+        cannot hold) in and out. Nodes with an array form override it."""
+        return raw_via_tensors(self, grads)
 
     def release(self) -> None:
         """Free saved tensors (after a backward without ``retain_graph``)."""
@@ -171,12 +227,14 @@ class PrimNode(Node):
         params = self.params
         if bp and len(params) < len(bp):
             params = {**op.param_defaults, **params}
-        if op.backward_shapes or op.backward_needs:
+        if op.backward_shapes or op.backward_needs or op.backward_k:
             kw = dict(params) if bp is None else {k: params[k] for k in bp}
             for k, i in op.backward_shapes:
                 kw[k] = self.input_meta[i][0] if self.input_meta[i] is not None else None
             if op.backward_needs:
                 kw["needs_input_grad"] = tuple(m is not None for m in self.input_meta)
+            if op.backward_k:
+                kw["K"] = TENSOR_K
             res = op.backward(g, *args, **kw)
         elif bp is None:
             res = op.backward(g, *args, **params)
@@ -245,7 +303,10 @@ def node_class_for(op) -> type:
     if cls is None:
         apply = _specialised_apply(op)
         if apply is not None:  # this op's own class (two ops may share torch's node name)
-            cls = type(op.node_name, (PrimNode,), {"__slots__": (), "apply": apply})
+            body = {"__slots__": (), "apply": apply}
+            if op.backward_k:
+                body["raw"] = _specialised_apply(op, raw=True)
+            cls = type(op.node_name, (PrimNode,), body)
         else:
             cls = _NODE_CLASSES.get(op.node_name)
             if cls is None:
@@ -254,17 +315,47 @@ def node_class_for(op) -> type:
     return cls
 
 
-def _specialised_apply(op):
+def _specialised_apply(op, raw: bool = False):
     """``PrimNode.apply`` written out for one op (one output, derivative keywords read from params):
     the saved values unpacked without a loop over the save plan, the derivative called with its
-    exact arguments, gradients fitted to the inputs. None for other shapes (the generic apply)."""
+    exact arguments, gradients fitted to the inputs. None for other shapes (the generic apply).
+
+    ``raw``: the node's ``raw`` method instead (only for a derivative written against ``K``): NumPy
+    arrays in and out, the derivative run with ``ARRAY_K`` when the gradient, the saved tensors and
+    every input are plain float32/float64 cpu values of one dtype (so the kernels' NumPy promotion is
+    torch's); anything else runs ``apply`` on Tensors (``raw_via_tensors``)."""
     if op.backward is None or op.num_outputs != 1 \
             or op.backward_params is None or any(kind == 2 for kind, _ in op.save_plan):
         return None
     names = [f"a{k}" for k in range(len(op.save_plan))]
-    lines = ["def apply(self, grads):\n    saved = self._saved\n    if saved is None:\n"
-             "        raise RuntimeError(_FREED)\n    versions = self._versions\n"]
-    if names:
+    if raw:
+        lines = ["def raw(self, grads):\n    g = grads[0]\n    if type(g) is not _ndarray:\n"
+                 "        return raw_via_tensors(self, grads)\n    gdt = _RAW_DTYPES.get(g.dtype)\n"
+                 "    saved = self._saved\n    if saved is None:\n        raise RuntimeError(_FREED)\n"
+                 "    if gdt is None or self._versions is None:\n        return raw_via_tensors(self, grads)\n"
+                 "    for m in self.input_meta:\n        if m is not None and m[1] is not gdt:\n"
+                 "            return raw_via_tensors(self, grads)\n    versions = self._versions\n    gnp = g.dtype\n"]
+    else:
+        lines = ["def apply(self, grads):\n    saved = self._saved\n    if saved is None:\n"
+                 "        raise RuntimeError(_FREED)\n    versions = self._versions\n"]
+    if names and raw:
+        for k, (kind, i) in enumerate(op.save_plan):
+            if kind == 0:  # an input: the tensor's array (version checked), or a non-tensor value
+                lines.append(f"    a{k} = saved[{k}]\n    v = versions[{k}]\n"
+                             f"    if v is not None:\n        vc = a{k}._vc\n"
+                             f"        if vc is not None and vc.value != v:\n"
+                             f"            raise RuntimeError(_modified_message(a{k}, a{k}._grad_fn, "
+                             f"a{k}._output_nr, vc.value, v))\n"
+                             f"        if a{k}._dtype is not gdt or a{k}._data is None:\n"
+                             f"            return raw_via_tensors(self, grads)\n        a{k} = a{k}._data\n"
+                             f"    elif type(a{k}) is SavedGroup:\n        return raw_via_tensors(self, grads)\n")
+            else:  # an output saved as (array, dtype, version counter, meta)
+                lines.append(f"    a{k}, dt, vc, _ = saved[{k}]\n"
+                             f"    if vc.value != versions[{k}]:\n"
+                             f"        self._output(saved[{k}], versions[{k}], {i})  # raises\n"
+                             f"    if dt is not gdt or a{k} is None:\n"
+                             f"        return raw_via_tensors(self, grads)\n")
+    elif names:
         lines.append(f"    if versions is None:\n        {', '.join(names)}, = [s.unpack(self) for s in saved]\n"
                      "    else:\n")
         for k, (kind, i) in enumerate(op.save_plan):
@@ -289,22 +380,71 @@ def _specialised_apply(op):
         lines.append("    meta = self.input_meta\n")
     for k, i in op.backward_shapes:
         kws.append(f"{k}=meta[{i}][0] if meta[{i}] is not None else None")
-    if op.backward_needs:
-        kws.append("needs_input_grad=tuple(m is not None for m in meta)")
+    n_in = len(op.input_names)
+    if op.backward_needs:  # written out for the usual arity (a list input gives more entries)
+        flags = "".join(f"meta[{i}] is not None, " for i in range(n_in))
+        kws.append(f"needs_input_grad=({flags}) if len(meta) == {n_in} else tuple(m is not None for m in meta)")
+    if op.backward_k:
+        kws.append("K=ARRAY_K" if raw else "K=TENSOR_K")
     lines.append(f"    res = op.backward(grads[0]{''.join(', ' + n for n in names)}{''.join(', ' + k for k in kws)})\n"
                  "    if type(res) is not tuple:\n        res = (res,)\n    out = []\n"
                  "    for r, meta in zip(res, self.input_meta):\n"
-                 "        if r is None or meta is None:\n            out.append(None)\n            continue\n"
-                 "        shape, dt = meta\n        d = r._data\n"
-                 "        if (d.shape if d is not None else r._meta[0]) != shape:\n"
-                 "            r = r.sum_to_size(shape)\n"
-                 "        if r._dtype is not dt:\n"
-                 "            r = r.real.to(dt) if (r._dtype.is_complex and not dt.is_complex) else r.to(dt)\n"
-                 "        out.append(r)\n    return out\n")
-    ns = {"op": op, "_DEFAULTS": op.param_defaults, "_FREED": _FREED,
-          "_modified_message": _modified_message, "SavedGroup": SavedGroup}
-    exec(compile("".join(lines), f"<ember backward of {op.name}>", "exec"), ns)
-    return ns["apply"]
+                 "        if r is None or meta is None:\n            out.append(None)\n            continue\n")
+    if raw:  # same dtype by the guard above (0-d results may come back as NumPy scalars)
+        lines.append("        if type(r) is not _ndarray:\n            r = _asarray(r)\n"
+                     "        if r.shape != meta[0]:\n            r = _array_sum_to_size(r, meta[0])\n"
+                     "        rd = r.dtype\n        if rd is not gnp and rd != gnp:\n"
+                     "            r = _unwrap(wrap(r).to(meta[1]))\n"
+                     "        out.append(r)\n    return out\n")
+    else:
+        lines.append("        shape, dt = meta\n        d = r._data\n"
+                     "        if (d.shape if d is not None else r._meta[0]) != shape:\n"
+                     "            r = r.sum_to_size(shape)\n"
+                     "        if r._dtype is not dt:\n"
+                     "            r = r.real.to(dt) if (r._dtype.is_complex and not dt.is_complex) else r.to(dt)\n"
+                     "        out.append(r)\n    return out\n")
+    ns = {"op": op, "_DEFAULTS": op.param_defaults, "_FREED": _FREED, "_modified_message": _modified_message,
+          "SavedGroup": SavedGroup, "TENSOR_K": TENSOR_K, "ARRAY_K": ARRAY_K, "_ndarray": _ndarray,
+          "_RAW_DTYPES": _RAW_DTYPES, "raw_via_tensors": raw_via_tensors, "_asarray": _np.asarray,
+          "_array_sum_to_size": _array_sum_to_size, "wrap": wrap, "_unwrap": _unwrap}
+    kind = "raw backward" if raw else "backward"
+    exec(compile("".join(lines), f"<ember {kind} of {op.name}>", "exec"), ns)
+    return ns["raw" if raw else "apply"]
+
+
+# ---------------------------------------------------------------------------- raw (array) backward
+_ndarray = _np.ndarray
+_RAW_DTYPES = {_np.dtype(_np.float32): D.float32, _np.dtype(_np.float64): D.float64}
+
+
+def _unwrap(t):
+    """A gradient as the engine's raw mode carries it: the array of a plain cpu Tensor, else as is."""
+    if t is not None and type(t) is _TENSOR_CLASS[0] and type(t._data) is _ndarray:
+        return t._data
+    return t
+
+
+def as_tensor_grad(g):
+    """The inverse of ``_unwrap``: an array becomes a fresh Tensor over it."""
+    return wrap(g) if type(g) is _ndarray else g
+
+
+def raw_via_tensors(node, grads) -> list:
+    """``node.raw`` for nodes without an array form: run ``apply`` on Tensors around the arrays."""
+    outs = node.apply([wrap(g) if type(g) is _ndarray else wrap(_np.asarray(g)) if isinstance(g, _np.generic)
+                       else g for g in grads])
+    return [_unwrap(o) for o in outs]
+
+
+def add_grads(a, b):
+    """Sum of two gradients for one output: arrays of one dtype add directly; anything else as
+    Tensors (torch's promotion), given back in the form the engine carries."""
+    if type(a) is _ndarray and type(b) is _ndarray and a.dtype == b.dtype:
+        s = a + b
+        return s if type(s) is _ndarray else _np.asarray(s)  # 0-d + 0-d gives a NumPy scalar
+    if type(a) is _ndarray or type(b) is _ndarray:
+        return _unwrap(as_tensor_grad(a) + as_tensor_grad(b))
+    return a + b
 
 
 class AccumulateGrad(Node):
@@ -334,6 +474,35 @@ class AccumulateGrad(Node):
         exclusive = _exclusive(g)  # not inside the call: a pushed argument is one more reference
         accumulate_into(var, g, exclusive)
         if am is not None and am.post_acc_hooks:
+            for fn in list(am.post_acc_hooks.values()):
+                fn(var)
+        return ()
+
+    def raw(self, grads):
+        """``apply`` for an array gradient: ``.grad`` takes the array when nobody else holds it (as
+        ``apply`` takes a Tensor's buffer), else a copy; an existing ``.grad`` is added to in place."""
+        g = grads[0]
+        var = self._variable()
+        if g is None or var is None:
+            return ()
+        d = var._data
+        if type(g) is not _ndarray or d is None or g.shape != d.shape:
+            return raw_via_tensors(self, grads)
+        exclusive = _exclusive_array(g)
+        am = var._ameta
+        old = am.grad if am is not None else None
+        if old is None:
+            if not (exclusive and g.dtype == d.dtype):
+                g = _np.array(g, copy=True, order="K")  # Tensor._detached_copy
+            var._set_grad_unchecked(wrap(g))
+        else:
+            od = old._data
+            if od is not None:
+                _np.add(od, g, out=od, casting="unsafe")  # Tensor._accumulate_
+            old._version_cell().value += 1
+        if am is None:
+            am = var._ameta
+        if am.post_acc_hooks:
             for fn in list(am.post_acc_hooks.values()):
                 fn(var)
         return ()
@@ -377,6 +546,26 @@ def _measure_engine_refs() -> tuple:
 _ENGINE_REFS = _measure_engine_refs()
 
 
+def _exclusive_array(g, measure: bool = False):
+    """``_exclusive`` for a gradient the engine carries as an array (``AccumulateGrad.raw``)."""
+    if g.base is not None:
+        return False
+    n = sys.getrefcount(g)
+    return n if measure else n <= _RAW_ENGINE_REFS
+
+
+def _measure_raw_engine_refs() -> int:
+    buf = [_np.empty(1)]
+
+    def raw(grads):  # shaped like AccumulateGrad.raw: a local, then the check
+        g = grads[0]
+        return _exclusive_array(g, measure=True)
+    return raw(buf)
+
+
+_RAW_ENGINE_REFS = _measure_raw_engine_refs()
+
+
 def accumulate_into(var, g, exclusive: bool = False) -> None:
     """``var.grad += g`` with torch's rules (fresh buffer first time; graph kept with create_graph)."""
     create_graph = STATE.enabled
@@ -406,7 +595,7 @@ class SavedTensor:
     def __init__(self, t, is_output: bool = False, output_nr: int = 0):
         self.is_output = is_output
         self.output_nr = output_nr
-        hooks = LOCAL.saved_hooks
+        hooks = LOCAL.saved_hooks if SPECIAL_RECORDING[0] else None
         if hooks:
             pack, unpack = hooks[-1]
             self.data = pack(t)
@@ -461,6 +650,7 @@ class saved_tensors_hooks:
     def __enter__(self):
         if LOCAL.saved_hooks_disabled is not None:
             raise RuntimeError(LOCAL.saved_hooks_disabled)
+        SPECIAL_RECORDING[0] = True
         LOCAL.saved_hooks.append((self.pack_hook, self.unpack_hook))
         return self
 

@@ -31,7 +31,7 @@ from .._tensor_base import TensorBase
 from .._tensor_methods.pointwise_math import view_as_real
 from ..overrides import PLAIN_TYPES
 
-__all__ = ["ArrayOps", "CaptureOps", "TensorOps", "run_update"]
+__all__ = ["ArrayOps", "CaptureOps", "TensorOps", "run_update", "run_flat_update", "flat_update_allowed"]
 
 
 class TensorOps:
@@ -246,3 +246,61 @@ def run_update(update, p, grad, state, group) -> None:
     if state:
         for v in state.values():
             v._version_cell().value += 1
+
+
+class FlatArrayOps(ArrayOps):
+    """``ArrayOps`` over a bucket's flat buffers: the step counters are one array (all equal)."""
+
+    @staticmethod
+    def count_step(steps_a) -> float:
+        step = steps_a[0].item() + 1  # what ArrayOps.count_step computes for each counter
+        steps_a.fill(step)
+        return step
+
+
+def flat_update_allowed(group: dict) -> bool:
+    """Whether ``run_flat_update`` may run for ``group`` (checked before a bucket is built: building
+    one rewrites the state tensors as views of flat buffers)."""
+    return not (COMPILING[0] or group.get("differentiable") or MODES.stack or WRITE_HOOKS
+                or isinstance(group["lr"], TensorBase))
+
+
+def run_flat_update(update, params: list, grads: list, bucket, group: dict) -> bool:
+    """``update(K, p, grad, state, group)`` once over a flat bucket (``optim/_flat.py``) on arrays: the
+    gradients and parameters are copied into the bucket's flat scratch buffers, the state is already
+    flat, and the new parameter values are copied back. Elementwise it is the single-tensor update,
+    so the bits equal ``run_update``'s; it costs one NumPy call per op instead of one per op and
+    parameter. False (nothing done) when the array path does not apply or the step counts differ."""
+    if not flat_update_allowed(group):
+        return False
+    flat_g, flat_p = bucket.grad._data, bucket.scratch._data
+    dt = flat_g.dtype
+    if dt not in _FAST:
+        return False
+    pa, ga = [], []
+    for p, g in zip(params, grads):
+        if type(p) not in PLAIN_TYPES or type(g) not in PLAIN_TYPES:
+            return False
+        d, gd = p._data, g._data
+        if type(d) is not _ndarray or type(gd) is not _ndarray or d.dtype != dt or gd.dtype != dt \
+                or gd.shape != d.shape or not d.flags.writeable:
+            return False
+        pa.append(d.reshape(-1))  # a copy only for a non-contiguous parameter (then written below)
+        ga.append(gd.reshape(-1))
+    arrays = {name: bucket.flat[name]._data for name in bucket.names}
+    steps = bucket.flat.get("step")
+    if steps is not None:
+        sa = steps._data
+        if sa.dtype.kind != "f" or not (sa == sa[0]).all():
+            return False
+        arrays["step"] = sa
+    np.concatenate(ga, out=flat_g)
+    np.concatenate(pa, out=flat_p)
+    update(FlatArrayOps, flat_p, flat_g, arrays, group)
+    for p, view in zip(params, bucket.scratch_views):
+        d = p._data
+        np.copyto(d, view._data)
+        p._version_cell().value += 1
+    for name in arrays:  # state views share their buffer's counter: one bump each, as run_update
+        bucket.flat[name]._version_cell().value += 1
+    return True

@@ -18,7 +18,7 @@ from .._tensor_methods import foreach as F
 from .._tensor_methods.pointwise_math import view_as_real
 from . import _fused
 from ._flat import flat_bucket
-from ._raw import run_update
+from ._raw import flat_update_allowed, run_flat_update, run_update
 from .optimizer import (
     Optimizer,
     _get_value,
@@ -102,6 +102,14 @@ class Adam(Optimizer):
 
     def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         run_update(_adam_update, p, grad, state, group)
+
+    def _update_group(self, params: list, grads: list, states: list, group: dict) -> bool:
+        # the single-tensor update once over flat state buffers (same bits, one NumPy call per op)
+        names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if group["amsgrad"] else ("exp_avg", "exp_avg_sq")
+        if not flat_update_allowed(group):
+            return False
+        bucket = flat_bucket(self, (id(group), params[0].dtype), params, states, names)
+        return bucket is not None and run_flat_update(_adam_update, params, grads, bucket, group)
 
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
         beta1, beta2 = group["betas"]

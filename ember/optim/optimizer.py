@@ -243,7 +243,7 @@ class Optimizer:
             if (group.get("foreach") or group.get("fused")) \
                     and type(self)._update_foreach is not Optimizer._update_foreach:
                 self._update_foreach(params, grads, states, group)
-            else:
+            elif not self._update_group(params, grads, states, group):
                 for p, g, st in zip(params, grads, states):
                     self._update(p, g, st, group)
         return loss
@@ -262,6 +262,11 @@ class Optimizer:
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
         """Update all parameters of a group with multi-tensor ops (``foreach=True``)."""
         raise NotImplementedError
+
+    def _update_group(self, params: list, grads: list, states: list, group: dict) -> bool:
+        """The default path's update of a whole group at once (an algorithm may run its single-tensor
+        update over flat buffers, ``_raw.run_flat_update``); False: update parameter by parameter."""
+        return False
 
     # ------------------------------------------------------------------ gradients
     def zero_grad(self, set_to_none: bool = True) -> None:

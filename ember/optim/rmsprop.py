@@ -15,7 +15,8 @@ from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from .adam import _as_real, _same
 from .optimizer import Optimizer, _get_value, _step_tensor, _to_scalar
-from ._raw import run_update
+from ._flat import flat_bucket
+from ._raw import flat_update_allowed, run_flat_update, run_update
 from .sgd import _by_dtype
 
 __all__ = ["RMSprop"]
@@ -44,6 +45,11 @@ class RMSprop(Optimizer):
                     "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
+        self._flat_buckets: dict = {}
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self._flat_buckets = {}
 
     _GROUP_DEFAULTS = (("momentum", 0), ("centered", False), ("foreach", None),
                        ("maximize", False), ("differentiable", False), ("capturable", False))
@@ -59,6 +65,15 @@ class RMSprop(Optimizer):
 
     def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         run_update(_rmsprop_update, p, grad, state, group)
+
+    def _update_group(self, params: list, grads: list, states: list, group: dict) -> bool:
+        # the single-tensor update once over flat state buffers (same bits, one NumPy call per op)
+        names = ("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ()) \
+            + (("grad_avg",) if group["centered"] else ())
+        if not flat_update_allowed(group):
+            return False
+        bucket = flat_bucket(self, (id(group), params[0].dtype), params, states, names)
+        return bucket is not None and run_flat_update(_rmsprop_update, params, grads, bucket, group)
 
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
         lr, alpha, eps, wd = (_get_value(_to_scalar(group["lr"])), group["alpha"], group["eps"],

@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from .._tensor_methods import foreach as F
 from . import _fused
 from ._flat import flat_bucket
-from ._raw import TensorOps, run_update
+from ._raw import TensorOps, flat_update_allowed, run_flat_update, run_update
 from .optimizer import Optimizer, _get_value, _to_scalar
 
 __all__ = ["SGD", "sgd"]
@@ -73,6 +73,16 @@ class SGD(Optimizer):
             _sgd_update(TensorOps, p, grad, state, group)  # the first step creates the buffer
         else:
             run_update(_sgd_update, p, grad, state, group)
+
+    def _update_group(self, params: list, grads: list, states: list, group: dict) -> bool:
+        # with momentum buffers (from the second step): the single-tensor update once over a flat
+        # buffer (same bits, one NumPy call per op); without momentum there is no state to flatten
+        if group["momentum"] == 0 or any(st.get("momentum_buffer") is None for st in states):
+            return False
+        if not flat_update_allowed(group):
+            return False
+        bucket = flat_bucket(self, (id(group), params[0].dtype), params, states, ("momentum_buffer",))
+        return bucket is not None and run_flat_update(_sgd_update, params, grads, bucket, group)
 
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
         momentum, wd = group["momentum"], group["weight_decay"]
