@@ -74,7 +74,7 @@ def _int_wrap(kernel):
 # ----------------------------------------------------------------------------- arithmetic
 
 
-@primitive("add", kind="pointwise", expr="a + alpha * b")
+@primitive("add", kind="pointwise", expr="a + alpha * b", array_ufunc=np.add)
 def add(a, b, *, alpha=1):
     try:  # inline rather than @_int_wrap: add is the hottest op
         return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
@@ -95,7 +95,7 @@ def _(grad, *, alpha):
     return grad, (grad if alpha == 1 else grad * alpha)
 
 
-@primitive("sub", kind="pointwise", expr="a - alpha * b")
+@primitive("sub", kind="pointwise", expr="a - alpha * b", array_ufunc=np.subtract)
 def sub(a, b, *, alpha=1):
     try:
         return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
@@ -325,7 +325,8 @@ def _unary(name, fn, expr, deriv, promotion="int_to_float"):
     def kernel(a):
         return fn(a)
     kernel.__name__ = name
-    op = primitive(name, kind="pointwise", promotion=promotion, expr=expr)(kernel)
+    op = primitive(name, kind="pointwise", promotion=promotion, expr=expr,
+                   array_ufunc=fn if isinstance(fn, np.ufunc) else None)(kernel)
     if deriv is not None:
         op.derivative(deriv)
     return op
@@ -391,6 +392,7 @@ def _relu(a):
 
 relu = _unary("relu", _relu, "max(a, 0)", lambda grad, out: grad._op(threshold_backward, out),
               promotion="default")
+relu.array_ufunc = (np.maximum, 0)  # what _relu computes on float arrays, for dispatch's fast path
 
 
 @relu.inplace_writer
@@ -679,7 +681,7 @@ def _(grad, condition):
 
 
 def _comparison(name, ufunc, expr):
-    @primitive(name, kind="pointwise", promotion="compare", expr=expr)
+    @primitive(name, kind="pointwise", promotion="compare", expr=expr, array_ufunc=ufunc)
     def kernel(a, b):
         # NumPy compares an out-of-range Python int exactly; torch first wraps it to the dtype
         if type(b) is int or type(a) is int:
