@@ -280,7 +280,7 @@ def fast_method(op, fallback, swap: bool = False, accept=None):
 
 # names the generated code uses for its own locals and constants (a method's parameters must differ)
 _GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
-                               "accept", "_plans", "args", "params", "key", "uf", "casts", "m"}) | frozenset(
+                               "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s"}) | frozenset(
     f"{p}{i}" for p in "tdkzcux" for i in range(8))
 
 
@@ -374,25 +374,30 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
         guard = " and ".join(conds + ["not ((m := _any_mode[0]) and (MODES.stack or _FAST_OFF[0]))"])
         argtuple = f"({', '.join(xs)}{',' if n == 1 else ''})"
     lines = [head, f"    if {guard}:\n"]
+    flag = pointwise and n == 2  # s: a Python scalar operand (then 0-d flags cannot matter)
     for i, x in enumerate(xs):
         g_tensor = "g = " + f"{x}._requires_grad\n" if i == 0 else \
             f"if {x}._requires_grad:\n                g = True\n"
+        first = i == 0
         lines.append(f"        t{i} = type({x})\n"
                      f"        if t{i} is Tensor or t{i} in FAST_TYPES:\n"
                      f"            d{i} = {x}._data\n"
                      f"            if d{i} is None:\n                {fall}\n"
                      f"            k{i} = {x}._dtype\n"
                      f"            {g_tensor}"
-                     f"        elif t{i} in _SCALAR_KINDS:\n            d{i} = {x}\n            k{i} = t{i}\n"
-                     + ("            g = False\n" if i == 0 else "")
+                     + ("            s = False\n" if flag and first else "")
+                     + f"        elif t{i} in _SCALAR_KINDS:\n            d{i} = {x}\n            k{i} = t{i}\n"
+                     + ("            g = False\n" if first else "")
+                     + ("            s = True\n" if flag else "")
                      + f"        elif {x} is None:\n            d{i} = k{i} = None\n"
-                     + ("            g = False\n" if i == 0 else "")
+                     + ("            g = False\n" if first else "")
+                     + ("            s = False\n" if flag and first else "")
                      + f"        else:\n            {fall}\n")
     zs = [f"type(d{i}) is _ndarray and d{i}.ndim == 0" for i in range(n)]
     if n == 1:
         lines.append("        key = k0\n")
     elif n == 2:
-        full = f"(k0, {zs[0]}, k1, {zs[1]})" if pointwise else "(k0, k1)"
+        full = f"(k0, k1) if s else (k0, {zs[0]}, k1, {zs[1]})" if pointwise else "(k0, k1)"
         lines.append(f"        key = k0 if k0 is k1 else {full}\n")
     else:
         full = ", ".join(f"k{i}, {zs[i]}" if pointwise else f"k{i}" for i in range(n))
