@@ -237,7 +237,7 @@ def _int_pow(a, b):
     return np.where(neg_exp, special, r)
 
 
-@primitive("pow", kind="pointwise", expr="a ** b")
+@primitive("pow", kind="pointwise", expr="a ** b", array_ufunc=np.power)
 @_int_wrap
 def pow(a, b):
     if _kind(a) in "iub" and _kind(b) in "iu":
@@ -249,7 +249,8 @@ def pow(a, b):
     return np.power(a, b)
 
 
-@primitive("pow_tensor_scalar", kind="pointwise", expr="a ** b", node_name="PowBackward0")
+@primitive("pow_tensor_scalar", kind="pointwise", expr="a ** b", node_name="PowBackward0",
+           array_ufunc=np.power)
 def pow_tensor_scalar(a, b):
     """``pow`` with a Python-number exponent: its own primitive because its derivative saves only the
     base (torch's ``pow.Tensor_Scalar``), so the output may be written in place; a tensor exponent
@@ -681,8 +682,11 @@ def _(grad, condition):
 
 
 def _comparison(name, ufunc, expr):
+    ordering = name in ("lt", "le", "gt", "ge")
     @primitive(name, kind="pointwise", promotion="compare", expr=expr, array_ufunc=ufunc)
     def kernel(a, b):
+        if ordering and (_kind(a) == "c" or _kind(b) == "c"):  # NumPy orders complex numbers, torch not
+            _not_impl(f"{name}_cpu", a if _kind(a) == "c" else b)
         # NumPy compares an out-of-range Python int exactly; torch first wraps it to the dtype
         if type(b) is int or type(a) is int:
             a, b = _wrap_ints((a, b), strict=False)
