@@ -31,6 +31,8 @@ __all__ = ["dispatch", "wrap", "set_tensor_class", "TorchDispatchMode"]
 
 DEBUG = int(os.environ.get("EMBER_DEBUG", "0") or 0)
 _ndarray = np.ndarray
+_generic = np.generic
+_asarray = np.asarray
 _FROM_NP = D.FROM_NP
 _LOW = (D.float16, D.bfloat16)
 _f32 = D.float32
@@ -257,21 +259,22 @@ def _install_fast(op):
 
 
 def fast_method(op, fallback, swap: bool = False, accept=None):
-    """A public method with ``fallback``'s signature (positional inputs, keyword-only flags with
-    simple defaults) that runs ``op`` on the fast path when the flags are at their defaults, else
-    calls ``fallback``. ``swap``: the method's two inputs are the op's in reverse order (``__rsub__``).
-    ``accept(key)`` vetoes dtype combinations (checks the method makes that the op does not)."""
+    """A public method with ``fallback``'s signature (positional inputs, then flags with simple
+    defaults: positional ones such as ``sum``'s ``dim=None, keepdim=False`` and keyword-only ones) that
+    runs ``op`` on the fast path when every flag is at its default, else calls ``fallback``.
+    ``swap``: the method's two inputs are the op's in reverse order (``__rsub__``). ``accept(key)``
+    vetoes dtype combinations (checks the method makes that the op does not)."""
     import inspect  # noqa: PLC0415 (import time only)
-    sig = inspect.signature(fallback)
-    pos = [p.name for p in sig.parameters.values() if p.kind == p.POSITIONAL_OR_KEYWORD]
-    kws = [(p.name, p.default) for p in sig.parameters.values() if p.kind == p.KEYWORD_ONLY]
+    params = list(inspect.signature(fallback).parameters.values())
+    pos = [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty]
+    opt = [(p.name, p.default) for p in params if p.kind == p.POSITIONAL_OR_KEYWORD and p.default is not p.empty]
+    kws = [(p.name, p.default) for p in params if p.kind == p.KEYWORD_ONLY]
     if DEBUG or op.num_outputs != 1 or op.kind in _NO_FAST_KINDS or len(pos) != len(op.input_names) \
-            or not _GENERATED_LOCALS.isdisjoint(pos + [k for k, _ in kws]) \
-            or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or
-                   (p.default is not p.empty and p.kind == p.POSITIONAL_OR_KEYWORD)
-                   for p in sig.parameters.values()):
+            or not _GENERATED_LOCALS.isdisjoint(pos + [k for k, _ in opt + kws]) \
+            or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params) \
+            or any(type(d) not in (type(None), bool, int, float, str) for _, d in opt + kws):
         return fallback
-    fn = _generate(op, len(pos), names=pos, order=pos[::-1] if swap else pos, kws=kws,
+    fn = _generate(op, len(pos), names=pos, order=pos[::-1] if swap else pos, kws=kws, opt=opt,
                    fallback=fallback, accept=accept)
     for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
         setattr(fn, attr, getattr(fallback, attr))
@@ -348,7 +351,7 @@ _WRAP = ("        t = _new(Tensor)\n        t._data = res\n        t._dtype = {d
          "        t._output_nr = 0\n        t._requires_grad = False\n")
 
 
-def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None):
+def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, accept=None):
     """Source of one op's fast path: ``fast(args, params)`` for dispatch, or (``names`` given) a
     method ``(<names>, *, <kws>)`` falling back to ``fallback``.
 
@@ -364,13 +367,14 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
         guard = "not ((m := _any_mode[0]) and (MODES.stack or _FAST_OFF[0]))"
         argtuple = "args"
     else:
-        sig = ", ".join(names) + ("".join(f", {k}={d!r}" if i else f", *, {k}={d!r}"
-                                          for i, (k, d) in enumerate(kws)))
+        sig = ", ".join(names) + "".join(f", {k}={d!r}" for k, d in opt) + (
+            "".join(f", {k}={d!r}" if i else f", *, {k}={d!r}" for i, (k, d) in enumerate(kws)))
         xs = list(order)  # the method's own parameters, in the op's order
         head = f"def method({sig}):\n"
-        fall = f"return fallback({', '.join(names)}" + "".join(f", {k}={k}" for k, _ in kws) + ")"
+        fall = f"return fallback({', '.join(names)}" + "".join(f", {k}" for k, _ in opt) + \
+            "".join(f", {k}={k}" for k, _ in kws) + ")"
         conds = [f"{k} is None" if d is None else f"(type({k}) is {type(d).__name__} and {k} == {d!r})"
-                 for k, d in kws]
+                 for k, d in list(opt) + list(kws)]
         guard = " and ".join(conds + ["not ((m := _any_mode[0]) and (MODES.stack or _FAST_OFF[0]))"])
         argtuple = f"({', '.join(xs)}{',' if n == 1 else ''})"
     lines = [head, f"    if {guard}:\n"]
@@ -417,28 +421,33 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
             else f"op.kernel({ds})"
         # the ufunc's result already has the plan's dtype (float operands in the compute dtype); while
         # a mode is entered anywhere the kernel runs, so whatever observes kernels sees every call
+        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, out_dt, g)"
+        # a NumPy scalar (from 0-d operands) becomes a 0-d array here; anything else goes to _finish
+        def scalar(i):
+            return (f"if type(res) is not _ndarray:\n{i}    if not isinstance(res, _generic):\n"
+                    f"{i}        {finish}\n{i}    res = _asarray(res)\n")
         lines.append(f"        if uf is not None and not m{' and not params' if names is None else ''}:\n"
                      f"            try:\n                res = uf({', '.join([ds] + consts)})\n"
                      f"            except Exception:\n                {fall}\n"
+                     f"            " + scalar("            ") +
                      f"        else:\n"
                      f"            try:\n                res = {kcall}\n"
                      f"            except Exception:\n                {fall}\n"
-                     f"            if type(res) is _ndarray:\n"
-                     f"                rd = res.dtype\n"
-                     f"                if rd is not onp and rd != onp:\n"
-                     f"                    res = res.astype(onp)\n"
-                     f"        if type(res) is not _ndarray:\n"
-                     f"            return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, "
-                     f"out_dt, g)\n")
+                     f"            " + scalar("            ") +
+                     f"            rd = res.dtype\n"
+                     f"            if rd is not onp and rd != onp:\n"
+                     f"                res = res.astype(onp)\n")
         lines.append(_WRAP.format(dt="out_dt"))
     else:
         call = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if names is None \
             else f"op.kernel({ds})"
+        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, None, g)"
         lines.append(f"        try:\n            res = {call}\n"
                      f"        except Exception:\n            {fall}\n"
                      f"        if type(res) is not _ndarray:\n"
-                     f"            return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, "
-                     f"None, g)\n")
+                     f"            if not isinstance(res, _generic):\n"
+                     f"                {finish}\n"
+                     f"            res = _asarray(res)\n")
         lines.append(_WRAP.format(dt="_FROM_NP[res.dtype]") if not op.is_view else
                      f"        t = _wrap_out(op, res, {argtuple}, None, None)\n")
     rec_params = "params" if names is None else "{}"
