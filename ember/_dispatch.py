@@ -283,7 +283,7 @@ def fast_method(op, fallback, swap: bool = False, accept=None):
 
 # names the generated code uses for its own locals and constants (a method's parameters must differ)
 _GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
-                               "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s"}) | frozenset(
+                               "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s", "b"}) | frozenset(
     f"{p}{i}" for p in "tdkzcux" for i in range(8))
 
 
@@ -448,8 +448,12 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
                      f"            if not isinstance(res, _generic):\n"
                      f"                {finish}\n"
                      f"            res = _asarray(res)\n")
+        # a view shares its input's root and version counter (what _wrap_out does, inline)
         lines.append(_WRAP.format(dt="_FROM_NP[res.dtype]") if not op.is_view else
-                     f"        t = _wrap_out(op, res, {argtuple}, None, None)\n")
+                     f"        if type(d0) is not _ndarray:\n            {fall}\n"
+                     f"        b = {xs[0]}._base\n"
+                     f"        t = new_tensor(Tensor, res, _FROM_NP[res.dtype], None, {xs[0]} if b is None else b, "
+                     f"None, {xs[0]}._vc or {xs[0]}._version_cell())\n")
     rec_params = "params" if names is None else "{}"
     lines.append(f"        if g and STATE.enabled and op.backward is not None:\n"
                  f"            rec = op.recorder\n"
