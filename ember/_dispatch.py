@@ -31,6 +31,8 @@ __all__ = ["dispatch", "wrap", "set_tensor_class", "TorchDispatchMode"]
 
 DEBUG = int(os.environ.get("EMBER_DEBUG", "0") or 0)
 _ndarray = np.ndarray
+_generic = np.generic
+_asarray = np.asarray
 _FROM_NP = D.FROM_NP
 _LOW = (D.float16, D.bfloat16)
 _f32 = D.float32
@@ -54,7 +56,17 @@ class _ModeState(threading.local):
 
 
 MODES = _ModeState()
+# True while any dispatch mode is entered in any thread (or general_path_only is active): the one
+# global check that keeps the fast path cheap; the thread's own stack is read only when it is set
 _any_mode = [False]
+_active = [0]
+_active_lock = threading.Lock()
+
+
+def _count_active(delta: int) -> None:
+    with _active_lock:
+        _active[0] += delta
+        _any_mode[0] = _active[0] > 0
 
 
 class TorchDispatchMode:
@@ -67,11 +79,12 @@ class TorchDispatchMode:
 
     def __enter__(self):
         MODES.stack.append(self)
-        _any_mode[0] = True
+        _count_active(1)
         return self
 
     def __exit__(self, *exc):
         MODES.stack.remove(self)
+        _count_active(-1)
 
     @classmethod
     def push(cls, *args, **kwargs):
@@ -222,7 +235,7 @@ _SCALAR_KINDS = {int: int, float: float, bool: bool, complex: complex}
 _NO_FAST_KINDS = ("foreach", "random", "creation")
 
 
-_FAST_OFF = [False]  # read only after _any_mode[0]: costs nothing while no mode was ever pushed
+_FAST_OFF = [False]  # read only after _any_mode[0]: costs nothing while no mode is entered
 
 
 class general_path_only:
@@ -230,11 +243,13 @@ class general_path_only:
 
     def __enter__(self):
         self.prev = _FAST_OFF[0]
-        _any_mode[0] = _FAST_OFF[0] = True
+        _FAST_OFF[0] = True
+        _count_active(1)
         return self
 
     def __exit__(self, *exc):
         _FAST_OFF[0] = self.prev
+        _count_active(-1)
 
 
 def _install_fast(op):
@@ -245,21 +260,22 @@ def _install_fast(op):
 
 
 def fast_method(op, fallback, swap: bool = False, accept=None):
-    """A public method with ``fallback``'s signature (positional inputs, keyword-only flags with
-    simple defaults) that runs ``op`` on the fast path when the flags are at their defaults, else
-    calls ``fallback``. ``swap``: the method's two inputs are the op's in reverse order (``__rsub__``).
-    ``accept(key)`` vetoes dtype combinations (checks the method makes that the op does not)."""
+    """A public method with ``fallback``'s signature (positional inputs, then flags with simple
+    defaults: positional ones such as ``sum``'s ``dim=None, keepdim=False`` and keyword-only ones) that
+    runs ``op`` on the fast path when every flag is at its default, else calls ``fallback``.
+    ``swap``: the method's two inputs are the op's in reverse order (``__rsub__``). ``accept(key)``
+    vetoes dtype combinations (checks the method makes that the op does not)."""
     import inspect  # noqa: PLC0415 (import time only)
-    sig = inspect.signature(fallback)
-    pos = [p.name for p in sig.parameters.values() if p.kind == p.POSITIONAL_OR_KEYWORD]
-    kws = [(p.name, p.default) for p in sig.parameters.values() if p.kind == p.KEYWORD_ONLY]
+    params = list(inspect.signature(fallback).parameters.values())
+    pos = [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty]
+    opt = [(p.name, p.default) for p in params if p.kind == p.POSITIONAL_OR_KEYWORD and p.default is not p.empty]
+    kws = [(p.name, p.default) for p in params if p.kind == p.KEYWORD_ONLY]
     if DEBUG or op.num_outputs != 1 or op.kind in _NO_FAST_KINDS or len(pos) != len(op.input_names) \
-            or not _GENERATED_LOCALS.isdisjoint(pos + [k for k, _ in kws]) \
-            or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or
-                   (p.default is not p.empty and p.kind == p.POSITIONAL_OR_KEYWORD)
-                   for p in sig.parameters.values()):
+            or not _GENERATED_LOCALS.isdisjoint(pos + [k for k, _ in opt + kws]) \
+            or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params) \
+            or any(type(d) not in (type(None), bool, int, float, str) for _, d in opt + kws):
         return fallback
-    fn = _generate(op, len(pos), names=pos, order=pos[::-1] if swap else pos, kws=kws,
+    fn = _generate(op, len(pos), names=pos, order=pos[::-1] if swap else pos, kws=kws, opt=opt,
                    fallback=fallback, accept=accept)
     for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
         setattr(fn, attr, getattr(fallback, attr))
@@ -268,13 +284,37 @@ def fast_method(op, fallback, swap: bool = False, accept=None):
 
 # names the generated code uses for its own locals and constants (a method's parameters must differ)
 _GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
-                               "accept", "_plans", "args", "params"}) | frozenset(
-    f"{p}{i}" for p in "tdkzc" for i in range(8))
+                               "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s", "b"}) | frozenset(
+    f"{p}{i}" for p in "tdkzcux" for i in range(8))
+
+
+def _kinds(args) -> tuple:
+    """Each operand's dtype (Tensors) or Python scalar type: what ``fast_method``'s ``accept`` sees."""
+    return tuple(a._dtype if isinstance(a, TensorBase) else type(a) for a in args)
+
+
+_UFUNC_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_UFUNC_SCALARS = (int, float)
+
+
+def array_ufunc(op) -> tuple:
+    """``(ufunc, constants)``: what ``op``'s kernel amounts to on float32/float64 arrays already in
+    the compute dtype and real Python scalars, with default params: ``ufunc(*operands, *constants)``
+    with each constant a 0-d array of the compute dtype; ``(None, ())`` if the definition declares
+    nothing. Read from the OpDef's ``array_ufunc`` (a ufunc, or a tuple ``(ufunc, *constants)``), or
+    a plain ufunc declared as its in-place writer (whose contract is to compute exactly what the
+    kernel computes)."""
+    u = op.array_ufunc
+    if u is None and type(op.ufunc) is np.ufunc and not op.ufunc_params:
+        u = op.ufunc
+    return (u[0], tuple(u[1:])) if type(u) is tuple else (u, ())
 
 
 def _fill_plan(op, plans, key, args, accept):
-    """The cached plan for one dtype combination, or False when it must take the general path."""
-    if accept is not None and not accept(key):
+    """The cached plan for one dtype combination, or False when it must take the general path.
+    A pointwise plan is (result dtype, its NumPy dtype, ufunc to call instead of the kernel or None,
+    per-operand casts or None)."""
+    if accept is not None and not accept(_kinds(args)):
         plan = False
     elif op.promotion == "none":
         plan = not any(isinstance(a, TensorBase) and a._dtype in _LOW for a in args)
@@ -289,7 +329,12 @@ def _fill_plan(op, plans, key, args, accept):
                 a = args[i]
                 if cnp is not None and isinstance(a, TensorBase) and a._data.dtype != cnp:
                     casts[i] = cnp
-            plan = (out_dt, out_dt.np, *casts)
+            uf, consts = array_ufunc(op)
+            if uf is not None and not (idx is None and cnp in _UFUNC_DTYPES and all(
+                    isinstance(a, TensorBase) or type(a) in _UFUNC_SCALARS for a in args)):
+                uf = None
+            plan = (out_dt, out_dt.np, uf, tuple(casts) if any(c is not None for c in casts) else None,
+                    *(np.array(c, dtype=cnp) for c in consts))
     plans[key] = plan
     return plan
 
@@ -307,72 +352,109 @@ _WRAP = ("        t = _new(Tensor)\n        t._data = res\n        t._dtype = {d
          "        t._output_nr = 0\n        t._requires_grad = False\n")
 
 
-def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None):
+def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, accept=None):
     """Source of one op's fast path: ``fast(args, params)`` for dispatch, or (``names`` given) a
-    method ``(<names>, *, <kws>)`` falling back to ``fallback``."""
+    method ``(<names>, *, <kws>)`` falling back to ``fallback``.
+
+    The plan cache is keyed on the operand dtypes alone when they are all the same object (a 0-d
+    operand only matters for promotion between operands of different dtypes), else on (dtype, 0-d)
+    per operand; a pointwise plan may name the op's ufunc, called without the kernel's frame."""
     xs = [f"x{i}" for i in range(n)]
     pointwise = op.promotion != "none"
     if names is None:
         head = (f"def fast(args, params):\n    if len(args) != {n}:\n        return _general(op, args, params)\n"
                 f"    {', '.join(xs)}{',' if n == 1 else ''} = args\n")
         fall = "return _general(op, args, params)"
-        guard = "not (_any_mode[0] and (MODES.stack or _FAST_OFF[0]))"
+        guard = "not ((m := _any_mode[0]) and (MODES.stack or _FAST_OFF[0]))"
         argtuple = "args"
     else:
-        sig = ", ".join(names) + ("".join(f", {k}={d!r}" if i else f", *, {k}={d!r}"
-                                          for i, (k, d) in enumerate(kws)))
+        sig = ", ".join(names) + "".join(f", {k}={d!r}" for k, d in opt) + (
+            "".join(f", {k}={d!r}" if i else f", *, {k}={d!r}" for i, (k, d) in enumerate(kws)))
         xs = list(order)  # the method's own parameters, in the op's order
         head = f"def method({sig}):\n"
-        fall = f"return fallback({', '.join(names)}" + "".join(f", {k}={k}" for k, _ in kws) + ")"
+        fall = f"return fallback({', '.join(names)}" + "".join(f", {k}" for k, _ in opt) + \
+            "".join(f", {k}={k}" for k, _ in kws) + ")"
         conds = [f"{k} is None" if d is None else f"(type({k}) is {type(d).__name__} and {k} == {d!r})"
-                 for k, d in kws]
-        guard = " and ".join(conds + ["not (_any_mode[0] and (MODES.stack or _FAST_OFF[0]))"])
+                 for k, d in list(opt) + list(kws)]
+        guard = " and ".join(conds + ["not ((m := _any_mode[0]) and (MODES.stack or _FAST_OFF[0]))"])
         argtuple = f"({', '.join(xs)}{',' if n == 1 else ''})"
-    lines = [head, f"    if {guard}:\n", "        g = False\n"]
+    lines = [head, f"    if {guard}:\n"]
+    flag = pointwise and n == 2  # s: a Python scalar operand (then 0-d flags cannot matter)
     for i, x in enumerate(xs):
+        g_tensor = "g = " + f"{x}._requires_grad\n" if i == 0 else \
+            f"if {x}._requires_grad:\n                g = True\n"
+        first = i == 0
         lines.append(f"        t{i} = type({x})\n"
-                     f"        if t{i} in FAST_TYPES:\n"
+                     f"        if t{i} is Tensor or t{i} in FAST_TYPES:\n"
                      f"            d{i} = {x}._data\n"
                      f"            if d{i} is None:\n                {fall}\n"
                      f"            k{i} = {x}._dtype\n"
-                     f"            if {x}._requires_grad:\n                g = True\n")
-        if pointwise:
-            lines.append(f"            z{i} = d{i}.ndim == 0\n")
-        lines.append(f"        elif t{i} in _SCALAR_KINDS:\n            d{i} = {x}\n            k{i} = t{i}\n")
-        if pointwise:
-            lines.append(f"            z{i} = None\n")
-        lines.append(f"        elif {x} is None:\n            d{i} = k{i} = None\n")
-        if pointwise:
-            lines.append(f"            z{i} = None\n")
-        lines.append(f"        else:\n            {fall}\n")
-    if pointwise and n > 1:
-        key = "(" + ", ".join(f"k{i}, z{i}" for i in range(n)) + ")"
-    elif n == 1:
-        key = "k0"
+                     f"            {g_tensor}"
+                     + ("            s = False\n" if flag and first else "")
+                     + f"        elif t{i} in _SCALAR_KINDS:\n            d{i} = {x}\n            k{i} = t{i}\n"
+                     + ("            g = False\n" if first else "")
+                     + ("            s = True\n" if flag else "")
+                     + f"        elif {x} is None:\n            d{i} = k{i} = None\n"
+                     + ("            g = False\n" if first else "")
+                     + ("            s = False\n" if flag and first else "")
+                     + f"        else:\n            {fall}\n")
+    zs = [f"type(d{i}) is _ndarray and d{i}.ndim == 0" for i in range(n)]
+    if n == 1:
+        lines.append("        key = k0\n")
+    elif n == 2:
+        full = f"(k0, k1) if s else (k0, {zs[0]}, k1, {zs[1]})" if pointwise else "(k0, k1)"
+        lines.append(f"        key = k0 if k0 is k1 else {full}\n")
     else:
-        key = "(" + ", ".join(f"k{i}" for i in range(n)) + ")"
+        full = ", ".join(f"k{i}, {zs[i]}" if pointwise else f"k{i}" for i in range(n))
+        lines.append(f"        key = ({full})\n")
     ds = ", ".join(f"d{i}" for i in range(n))
-    lines.append(f"        plan = _plans.get({key})\n"
+    lines.append(f"        plan = _plans.get(key)\n"
                  f"        if plan is None:\n"
-                 f"            plan = _fill_plan(op, _plans, {key}, {argtuple}, accept)\n"
+                 f"            plan = _fill_plan(op, _plans, key, {argtuple}, accept)\n"
                  f"        if not plan:\n            {fall}\n")
     if pointwise:
-        casts = ", ".join(f"c{i}" for i in range(n))
-        lines.append(f"        out_dt, onp, {casts} = plan\n")
+        consts = [f"u{j}" for j in range(len(array_ufunc(op)[1]))]
+        lines.append(f"        out_dt, onp, uf, casts{''.join(', ' + c for c in consts)} = plan\n"
+                     "        if casts is not None:\n")
         for i in range(n):
-            lines.append(f"        if c{i} is not None:\n            d{i} = d{i}.astype(c{i})\n")
-    call = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if names is None else f"op.kernel({ds})"
-    lines.append(f"        try:\n            res = {call}\n"
-                 f"        except Exception:\n            {fall}\n"
-                 f"        if type(res) is not _ndarray:\n"
-                 f"            return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, "
-                 f"{'out_dt' if pointwise else 'None'}, g)\n")
-    if pointwise:
-        lines.append("        rd = res.dtype\n        if rd is not onp and rd != onp:\n            res = res.astype(onp)\n")
+            lines.append(f"            if casts[{i}] is not None:\n                d{i} = d{i}.astype(casts[{i}])\n")
+        kcall = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if names is None \
+            else f"op.kernel({ds})"
+        # the ufunc's result already has the plan's dtype (float operands in the compute dtype); while
+        # a mode is entered anywhere the kernel runs, so whatever observes kernels sees every call
+        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, out_dt, g)"
+        # a NumPy scalar (from 0-d operands) becomes a 0-d array here; anything else goes to _finish
+        def scalar(i):
+            return (f"if type(res) is not _ndarray:\n{i}    if not isinstance(res, _generic):\n"
+                    f"{i}        {finish}\n{i}    res = _asarray(res)\n")
+        lines.append(f"        if uf is not None and not m{' and not params' if names is None else ''}:\n"
+                     f"            try:\n                res = uf({', '.join([ds] + consts)})\n"
+                     f"            except Exception:\n                {fall}\n"
+                     f"            " + scalar("            ") +
+                     f"        else:\n"
+                     f"            try:\n                res = {kcall}\n"
+                     f"            except Exception:\n                {fall}\n"
+                     f"            " + scalar("            ") +
+                     f"            rd = res.dtype\n"
+                     f"            if rd is not onp and rd != onp:\n"
+                     f"                res = res.astype(onp)\n")
         lines.append(_WRAP.format(dt="out_dt"))
     else:
+        call = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if names is None \
+            else f"op.kernel({ds})"
+        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, None, g)"
+        lines.append(f"        try:\n            res = {call}\n"
+                     f"        except Exception:\n            {fall}\n"
+                     f"        if type(res) is not _ndarray:\n"
+                     f"            if not isinstance(res, _generic):\n"
+                     f"                {finish}\n"
+                     f"            res = _asarray(res)\n")
+        # a view shares its input's root and version counter (what _wrap_out does, inline)
         lines.append(_WRAP.format(dt="_FROM_NP[res.dtype]") if not op.is_view else
-                     f"        t = _wrap_out(op, res, {argtuple}, None, None)\n")
+                     f"        if type(d0) is not _ndarray:\n            {fall}\n"
+                     f"        b = {xs[0]}._base\n"
+                     f"        t = new_tensor(Tensor, res, _FROM_NP[res.dtype], None, {xs[0]} if b is None else b, "
+                     f"None, {xs[0]}._vc or {xs[0]}._version_cell())\n")
     rec_params = "params" if names is None else "{}"
     lines.append(f"        if g and STATE.enabled and op.backward is not None:\n"
                  f"            rec = op.recorder\n"
@@ -391,8 +473,6 @@ def _generate(op, n, names=None, order=None, kws=(), fallback=None, accept=None)
     # this module's globals: kernels are reached from ember._dispatch, and Tensor is the live class
     exec(compile(src, f"<ember fast path of {op.name}>", "exec"), globals(), local)
     return local["make"](op, plans, accept, fallback)
-
-
 
 
 _PLANS: dict = {}

@@ -17,13 +17,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._dispatch import MODES, _any_mode, dispatch
-from ._tensor_base import _TENSOR_CLASS, TensorBase, new_tensor
+from . import _dtype as D
+from ._tensor_base import _TENSOR_CLASS, TensorBase, new_tensor, wrap
 from .autograd.grad_mode import STATE, is_grad_enabled
 from .overrides import PLAIN_TYPES
 from ._primitives import view as V
 
 __all__ = ["getitem", "setitem"]
 
+_INT64, _BOOL = D.int64, D.bool
 _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                     "valid indices (got {})")
 
@@ -184,6 +186,21 @@ def getitem(t, index):
             b = t._base
             return new_tensor(_TENSOR_CLASS[0], d[index + (Ellipsis,)], t._dtype, None,
                               t if b is None else b, None, t._vc or t._version_cell())
+    elif ti is _TENSOR_CLASS[0] and type(t) in PLAIN_TYPES:
+        # ``t[idx]`` with an int64 tensor of >= 1 dim, ``t[mask]`` with a bool mask over leading dims:
+        # the copy NumPy's advanced indexing makes is the ``index`` primitive's result; out-of-range
+        # indices and mismatched masks take the general path, which raises torch's error
+        d, i = t._data, index._data
+        if d is not None and i is not None and d.ndim and i.ndim \
+                and not ((t._requires_grad and STATE.enabled) or (_any_mode[0] and MODES.stack)):
+            k = index._dtype
+            if k is _INT64 or (k is _BOOL and i.shape == d.shape[:i.ndim]):
+                try:
+                    r = d[i]
+                except IndexError:
+                    pass
+                else:
+                    return wrap(r, t._dtype)
     index = _normalize(index, t)
     index = _expand_ellipsis(index, t.dim())
     view, advanced = _basic_view(t, index)

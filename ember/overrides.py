@@ -145,7 +145,12 @@ def public(fn, name: str | None = None, module: str | None = None):
     def wrapper(*args, **kwargs):
         if _any_function_mode[0] and _FUNCTION_MODES.stack:
             return _via_function_mode(wrapper, args, kwargs)
-        if has_torch_function(args) or (kwargs and has_torch_function(tuple(kwargs.values()))):
+        for a in args:  # plain Tensors and scalars (the common case) cannot override: no further check
+            if type(a) not in PLAIN_TYPES:
+                if has_torch_function(args):
+                    return handle_torch_function(wrapper, args + tuple(kwargs.values()), *args, **kwargs)
+                break
+        if kwargs and has_torch_function(tuple(kwargs.values())):
             return handle_torch_function(wrapper, args + tuple(kwargs.values()), *args, **kwargs)
         return fn(*args, **kwargs)
     wrapper.__wrapped__ = fn

@@ -91,3 +91,51 @@ def test_fast_path_is_taken_and_switch_works():
     assert P.add.fast  # generated on first call
     with general_path_only():
         assert (a + b).tolist() == [2.0, 2.0, 2.0]
+
+
+# ---- Python operators with scalars, flip, neg and comparisons on the fast path, against torch
+_EXPRS = ["x * 2.0", "x * 2", "2.5 * x", "1 - x", "1.5 - x", "x - 1", "x / 3", "3 / x", "x / 2.5",
+          "x ** 2", "x ** 0.5", "x ** -1", "2 ** x", "0.5 ** x", "x + True", "x * y", "x - y", "x / y",
+          "x ** y", "-x", "x.neg()", "x.flip(0)", "x.flip(-1)", "x == 2", "x != y", "x < 0.5", "x >= y",
+          "x > 1", "x <= 2.5", "x * 1e40", "x * 3j", "x + x0", "x0 * 2.5", "x0 + y"]
+_DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64"]
+
+
+def _values(lib, dtype):
+    a = np.array([[0.0, 1.5, -2.0], [3.0, 0.5, 4.0]])
+    if dtype in ("bool", "uint8"):
+        a = np.abs(a) > 1 if dtype == "bool" else np.abs(a).astype(np.uint8)
+    x = lib.tensor(a).to(getattr(lib, dtype))
+    return {"x": x, "y": x.flip(0) + (0 if dtype == "bool" else 1), "x0": x[0, 1]}
+
+
+def _eval(expr, env):
+    try:
+        r = eval(expr, {}, env)  # noqa: S307 - fixed expressions from this file
+    except Exception as e:  # noqa: BLE001 - both libraries must raise alike
+        return ("raised", type(e).__name__)
+    return r
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_scalar_operators_match_torch_and_the_general_path(dtype):
+    import torch
+    for expr in _EXPRS:
+        if expr == "x * 3j" and dtype == "float16":
+            continue  # torch gives complex32 (ComplexHalf, experimental), which ember does not have
+        with np.errstate(all="ignore"):
+            e = _eval(expr, _values(ember, dtype))
+            t = _eval(expr, _values(torch, dtype))
+            with general_path_only():
+                g = _eval(expr, _values(ember, dtype))
+        label = f"{expr} on {dtype}"
+        if isinstance(t, tuple):
+            assert isinstance(e, tuple) and isinstance(g, tuple), f"{label}: torch raised {t}, ember {e}"
+            continue
+        assert not isinstance(e, tuple), f"{label}: ember raised {e}, torch gave {t.dtype}"
+        assert str(e.dtype) == str(t.dtype) == str(g.dtype), f"{label}: {e.dtype} {g.dtype} vs {t.dtype}"
+        assert tuple(e.shape) == tuple(t.shape), label
+        ev, tv = e.numpy().astype(np.complex128), t.to(torch.complex128).numpy()
+        np.testing.assert_array_equal(ev, g.numpy().astype(np.complex128), err_msg=label)
+        rtol = 1e-2 if dtype in ("float16", "bfloat16") else 1e-6
+        np.testing.assert_allclose(ev, tv, rtol=rtol, atol=rtol, equal_nan=True, err_msg=label)

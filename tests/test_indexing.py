@@ -269,3 +269,52 @@ def test_fast_index_errors_and_fallbacks():
     assert x[:]._base is x and x[0:]._base is x
     m = ember.zeros(3, 2, device="meta")
     assert m[1].shape == (2,) and m[1:].shape == (2, 2)
+
+
+# ---- the fast path of ``x[idx]`` (int64 tensor) and ``x[mask]`` (bool tensor over leading dims)
+_TENSOR_INDICES = [[3, 1, 2, 1], [-1, 0], [[0, 2], [1, 1]], [], [True, False, True, True],
+                   [[True, False], [False, True], [True, True], [False, False]]]
+
+
+@pytest.mark.parametrize("index", _TENSOR_INDICES, ids=str)
+@pytest.mark.parametrize("base_view", [False, True], ids=["root", "view"])
+def test_fast_tensor_index_equals_torch(index, base_view):
+    a = np.arange(24.).reshape(4, 2, 3)
+    e, t = ember.tensor(a), torch.tensor(a)
+    if base_view:
+        e, t = e[:, :, 1:], t[:, :, 1:]
+    ie = ember.tensor(index, dtype=ember.int64) if not index or type(np.ravel(index)[0]) is not np.bool_ \
+        else ember.tensor(index)
+    it = torch.tensor(np.array(ie.numpy()))
+    ye, yt = e[ie], t[it]
+    same(ye, yt)
+    assert ye._base is None and not np.shares_memory(ye.numpy(), e.numpy())
+    ye.add_(1)  # a copy: the indexed tensor is unchanged
+    same(e, t)
+
+
+def test_fast_tensor_index_errors_grad_and_fallbacks():
+    x, t = ember.zeros(3, 2), torch.zeros(3, 2)
+    for xe, xt in ((x, t), (x[:, 0], t[:, 0])):
+        for idx in ([3], [-4], [[0], [5]]):
+            with pytest.raises(IndexError) as ee:
+                xe[ember.tensor(idx)]
+            with pytest.raises(IndexError) as te:
+                xt[torch.tensor(idx)]
+            assert str(ee.value) == str(te.value)
+        with pytest.raises(IndexError) as ee:
+            xe[ember.tensor([True, False])]
+        with pytest.raises(IndexError) as te:
+            xt[torch.tensor([True, False])]
+        assert str(ee.value) == str(te.value)
+    same(x[ember.tensor(1)], t[torch.tensor(1)])  # 0-d: a select (a view), general path
+    assert x[ember.tensor(1)]._base is x
+    same(x[ember.tensor([1, 0], dtype=ember.int32)], t[torch.tensor([1, 0], dtype=torch.int32)])
+    e, g = pair(np.arange(6.).reshape(3, 2), True)
+    ye, yg = e[ember.tensor([2, 2, 0])], g[torch.tensor([2, 2, 0])]
+    assert type(ye.grad_fn).__name__ == type(yg.grad_fn).__name__
+    ye.sum().backward()
+    yg.sum().backward()
+    same(e.grad, g.grad)
+    m = ember.zeros(3, 2, device="meta")
+    assert m[ember.tensor([0, 2], device="meta")].shape == (2, 2)

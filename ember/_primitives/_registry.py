@@ -80,7 +80,8 @@ class OpDef:
 
     def __init__(self, name: str, kernel: Callable, kind: str, *, promotion: str = "default",
                  expr: str | None = None, node_name: str | None = None, num_outputs: int = 1,
-                 differentiable_outputs: tuple | None = None, promote_args: tuple | None = None):
+                 differentiable_outputs: tuple | None = None, promote_args: tuple | None = None,
+                 array_ufunc=None):
         assert kind in ("pointwise", "reduction", "view", "other", "foreach", "random", "creation")
         assert promotion in PROMOTIONS
         self.name = name
@@ -93,6 +94,9 @@ class OpDef:
         self.promote_args = promote_args  # which positional args take part in promotion (None: all)
         self.ufunc = None  # the in-place writer (see inplace_writer): x.op_(...) writes with out=
         self.ufunc_params = False  # the writer also takes the op's params
+        # the NumPy ufunc the kernel amounts to on float32/float64 arrays in the compute dtype and real
+        # Python scalars, with default params (dispatch's fast path calls it without the kernel's frame)
+        self.array_ufunc = array_ufunc
         self.num_outputs = num_outputs
         self.differentiable_outputs = differentiable_outputs
         self.input_names = tuple(p.name for p in inspect.signature(kernel).parameters.values()

@@ -81,7 +81,7 @@ def _int_wrap(kernel):
 # ----------------------------------------------------------------------------- arithmetic
 
 
-@primitive("add", kind="pointwise", expr="a + alpha * b")
+@primitive("add", kind="pointwise", expr="a + alpha * b", array_ufunc=np.add)
 def add(a, b, *, alpha=1):
     try:  # inline rather than @_int_wrap: add is the hottest op
         return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
@@ -102,7 +102,7 @@ def _(grad, *, alpha, K):
     return grad, (grad if alpha == 1 else K.mul(grad, alpha))
 
 
-@primitive("sub", kind="pointwise", expr="a - alpha * b")
+@primitive("sub", kind="pointwise", expr="a - alpha * b", array_ufunc=np.subtract)
 def sub(a, b, *, alpha=1):
     try:
         return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
@@ -244,7 +244,7 @@ def _int_pow(a, b):
     return np.where(neg_exp, special, r)
 
 
-@primitive("pow", kind="pointwise", expr="a ** b")
+@primitive("pow", kind="pointwise", expr="a ** b", array_ufunc=np.power)
 @_int_wrap
 def pow(a, b):
     if _kind(a) in "iub" and _kind(b) in "iu":
@@ -256,7 +256,8 @@ def pow(a, b):
     return np.power(a, b)
 
 
-@primitive("pow_tensor_scalar", kind="pointwise", expr="a ** b", node_name="PowBackward0")
+@primitive("pow_tensor_scalar", kind="pointwise", expr="a ** b", node_name="PowBackward0",
+           array_ufunc=np.power)
 def pow_tensor_scalar(a, b):
     """``pow`` with a Python-number exponent: its own primitive because its derivative saves only the
     base (torch's ``pow.Tensor_Scalar``), so the output may be written in place; a tensor exponent
@@ -332,7 +333,8 @@ def _unary(name, fn, expr, deriv, promotion="int_to_float"):
     def kernel(a):
         return fn(a)
     kernel.__name__ = name
-    op = primitive(name, kind="pointwise", promotion=promotion, expr=expr)(kernel)
+    op = primitive(name, kind="pointwise", promotion=promotion, expr=expr,
+                   array_ufunc=fn if isinstance(fn, np.ufunc) else None)(kernel)
     if deriv is not None:
         op.derivative(deriv)
     return op
@@ -398,6 +400,7 @@ def _relu(a):
 
 relu = _unary("relu", _relu, "max(a, 0)", lambda grad, out, *, K: K.threshold_backward(grad, out),
               promotion="default")
+relu.array_ufunc = (np.maximum, 0)  # what _relu computes on float arrays, for dispatch's fast path
 
 
 @relu.inplace_writer
@@ -686,8 +689,11 @@ def _(grad, condition):
 
 
 def _comparison(name, ufunc, expr):
-    @primitive(name, kind="pointwise", promotion="compare", expr=expr)
+    ordering = name in ("lt", "le", "gt", "ge")
+    @primitive(name, kind="pointwise", promotion="compare", expr=expr, array_ufunc=ufunc)
     def kernel(a, b):
+        if ordering and (_kind(a) == "c" or _kind(b) == "c"):  # NumPy orders complex numbers, torch not
+            _not_impl(f"{name}_cpu", a if _kind(a) == "c" else b)
         # NumPy compares an out-of-range Python int exactly; torch first wraps it to the dtype
         if type(b) is int or type(a) is int:
             a, b = _wrap_ints((a, b), strict=False)

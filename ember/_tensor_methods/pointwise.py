@@ -508,6 +508,16 @@ def _rpow(self, other):
     return dispatch(P.pow, _other(other), self)
 
 
+def _scalar_exponent(key) -> bool:
+    """A fast-path plan key of ``tensor ** <Python number>`` (pow_tensor_scalar's case)."""
+    return key[0] not in _SCALARS and key[1] in _SCALARS
+
+
+# ``x ** 2`` and ``2 ** x`` on the fast path (a tensor exponent takes ``pow``, the method)
+_pow_op = _operator(P.pow_tensor_scalar, pow, accept=_scalar_exponent)
+_rpow = fast_method(P.pow, _rpow, swap=True)
+
+
 def _rmod(self, other):
     return dispatch(P.remainder, _other(other), self)
 
@@ -558,7 +568,7 @@ class PointwiseMixin:
     __mod__ = remainder
     __imod__ = remainder_
     __rmod__ = _rmod
-    __pow__ = pow
+    __pow__ = _pow_op
     __ipow__ = pow_
     __rpow__ = _rpow
     __neg__ = neg

@@ -14,7 +14,7 @@ import functools
 import operator
 
 from .. import _dtype as D
-from .._dispatch import dispatch
+from .._dispatch import dispatch, fast_method
 from .._dispatch_inplace import dispatch_out
 from .._errors import dtype_title
 from .._primitives import linalg_spectral as LS
@@ -195,6 +195,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 for _f, _n in ((sum, "sum"), (mean, "mean")):
     _f.__qualname__, _f.__module__ = f"Tensor.{_n}", "ember._tensor"
+# ``x.sum()`` / ``x.mean()`` (every flag at its default) on dispatch's generated fast path
+sum, mean = fast_method(R.sum, sum), fast_method(R.mean, mean)
 
 
 @_public("nansum")

@@ -145,6 +145,11 @@ def flip(input, *dims, **kwargs):
         if dims or set(kwargs) != {"dims"}:
             raise TypeError(f"flip() got an unexpected keyword argument {next(iter(set(kwargs) - {'dims'}), 'dims')!r}")
         dims = (kwargs["dims"],)
+    elif len(dims) == 1 and type(dims[0]) is int:  # x.flip(-1), the common case, inline
+        d, k = input._data, dims[0]
+        n = d.ndim if d is not None else input.dim()
+        if -n <= k < n:
+            return dispatch(SC.flip, input, dims=(k % n,))
     return dispatch(SC.flip, input, dims=_dims(dims, input.dim()))
 
 

@@ -323,6 +323,7 @@ class _WorkerPool:
         self.token = token
         self.owner_pid = os.getpid()
         self.workers, self.index_queues, self.readers = [], [], []
+        self.owners = []  # shared-file owner keys of the workers (files given back go to them)
         self.done_event = None
         self.closed = False
         _pools[token] = self
@@ -366,6 +367,8 @@ class _WorkerPool:
             for r in self.readers:
                 r.close()
         finally:
+            for owner in self.owners:
+                shared_memory.untrack(owner)
             shared_memory.cleanup(self.token)
             _pools.pop(self.token, None)
 
@@ -398,6 +401,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._shutdown_workers()
             raise
         self._worker_pids = tuple(w.pid for w in self._workers)
+        pool.owners[:] = self._owners = [f"{self._token}_{pid}" for pid in self._worker_pids]
+        for owner in self._owners:
+            shared_memory.track(owner)
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):
@@ -433,7 +439,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             index = self._next_index()
         except StopIteration:
             return
-        self._index_queues[w].put((self._send_idx, index))
+        # with the task go the worker's shared files whose batches died here, for it to reuse
+        self._index_queues[w].put((self._send_idx, index, shared_memory.take_returned(self._owners[w])))
         self._worker_tasks[w].append(self._send_idx)
         self._pending[self._send_idx] = w
         self._send_idx += 1

@@ -148,3 +148,16 @@ class BigTensors(Dataset):
 
     def __getitem__(self, i):
         return ember.full((4, 32, 32), float(i))
+
+
+class BigRange(Dataset):
+    """``n`` samples large enough that batches cross in shared memory; sample i is all i."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return ember.full((4, 32, 32), float(i))

@@ -161,6 +161,21 @@ def test_batches_cross_in_shared_memory_and_are_released():
     assert _leftovers() == []
 
 
+def test_shared_files_are_reused_once_batches_die_and_never_while_held():
+    loader = DataLoader(D.BigRange(48), batch_size=4, num_workers=1)
+    names = []
+    for k, b in enumerate(loader):  # each batch dies when the next one arrives
+        assert b[:, 0, 0, 0].tolist() == [4.0 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3]
+        names.append(root_array(b.numpy()).base.name)
+    assert len(set(names)) < len(names) // 2, names  # files went back to the worker and were reused
+    held = list(DataLoader(D.BigRange(48), batch_size=4, num_workers=1))
+    assert len({root_array(b.numpy()).base.name for b in held}) == 12
+    assert [float(b[i].mean()) for b in held for i in range(4)] == [float(i) for i in range(48)]
+    del b, held
+    gc.collect()
+    assert _leftovers() == []
+
+
 def test_mixed_types_through_workers_match_single_process():
     a = list(DataLoader(D.MixedDataset(), batch_size=3, num_workers=2))
     b = list(DataLoader(D.MixedDataset(), batch_size=3, num_workers=0))

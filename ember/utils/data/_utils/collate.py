@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
+from operator import attrgetter
 from typing import Callable
 
 import numpy as np
@@ -116,44 +117,40 @@ def collate(batch, *, collate_fn_map: dict | None = None):
     if _is_namedtuple(first):
         return type(first)(*(merge(column) for column in zip(*batch)))
     if isinstance(first, Sequence):
-        width = len(first)
-        if any(len(sample) != width for sample in batch):
+        if len(set(map(len, batch))) != 1:
             raise RuntimeError("each element in list of batch should be of equal size")
         columns = [merge(column) for column in zip(*batch)]
         return columns if isinstance(first, tuple) else _like_sequence(first, columns)
     raise TypeError(default_collate_err_msg_format.format(type(first)))
 
 
-def _fast_stack_ok(batch) -> bool:
-    head = batch[0]
-    d0 = head._data
-    if d0 is None:
-        return False
-    want_shape, want_dtype = d0.shape, head._dtype
-    for t in batch:  # slots, not properties: this runs once per sample
-        if type(t) is not Tensor or t._requires_grad:
-            return False
-        d = t._data
-        if d is None or d.shape != want_shape or t._dtype is not want_dtype:
-            return False
-    return True
+_data_of, _grad_of = attrgetter("_data"), attrgetter("_requires_grad")
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    if not _fast_stack_ok(batch):
-        return stack(batch, 0)  # mixed shapes raise torch's error; grads flow through stack
-    # plain equal tensors need no autograd: one copy per sample into the batch (inside a worker straight
-    # into shared memory, so the batch reaches the main process without pickling its bytes)
-    first = batch[0]._data
-    full_shape = (len(batch),) + first.shape
-    big = first.nbytes * len(batch) >= shared_memory.SHARE_THRESHOLD
-    if big and get_worker_info() is not None:
-        dest = shared_memory.empty_shared(full_shape, first.dtype)
-    else:
-        dest = np.empty(full_shape, first.dtype)
-    for i, t in enumerate(batch):  # np.stack's per-array checks cost more than the copies of small samples
-        dest[i] = t._data
-    return wrap(dest, batch[0]._dtype)
+    # plain cpu tensors of one shape and dtype outside autograd: one copy per sample into the batch
+    # (inside a worker straight into shared memory, so the batch reaches the main process without
+    # pickling its bytes). The checks are C-level passes (``map``), as this runs per sample: equal
+    # first dims here, equal trailing dims and ndim by concatenate, the same dtype by casting="no"
+    if len(set(map(type, batch))) == 1 and type(batch[0]) is Tensor and not any(map(_grad_of, batch)):
+        arrays = list(map(_data_of, batch))
+        first = arrays[0]
+        try:
+            same_len = first is not None and first.ndim and len(set(map(len, arrays))) == 1
+        except TypeError:  # a meta tensor (no data) or a 0-d one among them
+            same_len = False
+        if same_len:
+            full_shape = (len(batch),) + first.shape
+            if first.nbytes * len(batch) >= shared_memory.SHARE_THRESHOLD and get_worker_info() is not None:
+                dest = shared_memory.empty_shared(full_shape, first.dtype)
+            else:
+                dest = np.empty(full_shape, first.dtype)
+            try:
+                np.concatenate(arrays, out=dest.reshape((-1,) + first.shape[1:]), casting="no")
+                return wrap(dest, batch[0]._dtype)
+            except (ValueError, TypeError):  # other trailing dims or dtypes: stack raises torch's error
+                pass
+    return stack(batch, 0)  # also what carries gradients, and 0-d samples
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
@@ -171,6 +168,9 @@ def collate_float_fn(batch, *, collate_fn_map=None):
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
+    a = np.array(batch) if set(map(type, batch)) == {int} else None
+    if a is not None and a.dtype == np.int64:  # plain Python ints in int64's range: torch's tensor(batch)
+        return wrap(a, D.int64)
     return tensor(batch)
 
 

@@ -138,7 +138,9 @@ def _worker_loop(dataset_kind, dataset, index_queue, result_conn, done_event, au
                 break
             if done_event.is_set() or iteration_end:
                 continue  # shutting down, or this worker's stream already ended: send nothing
-            idx, index = r
+            idx, index, freed = r
+            if freed:
+                shared_memory.release(freed)
             if init_exception is not None:
                 data, init_exception = init_exception, None
             else:
