@@ -188,6 +188,7 @@ prod(Tensor self, *, ScalarType? dtype=None) -> Tensor  prod prim=prod
 prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor  prod prim=prod
 amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor  amax prim=amax
 amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor  amin prim=amin
+hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) -> Tensor  hash_tensor prim=hash_tensor
 any(Tensor self) -> Tensor  any prim=any
 any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor  any prim=any
 any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor  any prim=any
