@@ -16,8 +16,8 @@ Run ``python -m ember.examples.gan_avatars [--out DIR] [--tiny]``. Steps:
    down to one Sigmoid probability. Weights start from N(0, 0.02), BatchNorm scales from N(1, 0.02).
 3. Training. BCELoss (real label 0.9), Adam(betas=(0.5, 0.999)) with lr 8e-4 for the generator and
    2e-4 for the discriminator, batches of 4, the discriminator every batch and the generator every
-   other batch; BatchNorm in train mode while training, eval mode (running statistics) to sample. A grid of 64 samples from fixed noise is written after every
-   epoch (``DIR/gan_epoch_<k>.png``), the final one to ``DIR/gan_avatars.png`` next to a grid of
+   other batch; BatchNorm in train mode while training, eval mode (running statistics) to sample.
+   A grid of 64 samples from fixed noise is written after every epoch (``DIR/gan_epoch_<k>.png``), the final one to ``DIR/gan_avatars.png`` next to a grid of
    training images (``DIR/gan_training_images.png``). Checkpoints go to ``DIR/gan_checkpoint.pt``
    and are reloaded into fresh networks, which must reproduce the samples exactly.
 4. Measures. For 64 samples: the mean distance to the nearest training image (root-mean-square over
