@@ -39,7 +39,7 @@ import ember.nn as nn
 import ember.nn.functional as F
 from ember.examples._book_common import progress, save_png, to_numpy
 
-FULL = dict(size=128, steps=300, ff_width=16, ff_blocks=3, ff_steps=300, ff_batch=4, crop=96)
+FULL = dict(size=128, steps=300, ff_width=8, ff_blocks=2, ff_steps=400, ff_batch=4, crop=128)
 TINY = dict(size=64, steps=80, ff_width=8, ff_blocks=2, ff_steps=160, ff_batch=4, crop=64)
 STYLE_WEIGHT = 0.03
 CONTENT_BOUND = 0.5   # the optimised image keeps content loss below this fraction of the style picture's

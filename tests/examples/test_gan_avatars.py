@@ -8,23 +8,23 @@ import pytest
 
 from ._run import is_png, run_example
 
-# What the --tiny run (2048 avatars of 24x24, 4 epochs, ~20 s of CPU) reaches, measured: the samples'
-# nearest-training-image distance falls 1.19x (0.461 -> 0.386) and their diversity is 0.077. The
-# issue's targets -- a 2x fall and diversity above DIVERSITY_FLOOR (0.1) -- are NOT reached at this
-# size; these bounds check that training moves the samples towards the data without collapsing them
-# to one image, and they are not the issue's targets.
-TINY_MIN_FALL = 1.1
-TINY_MIN_DIVERSITY = 0.05
+# The issue's targets, at --tiny size (24x24 avatars, batches of 4, 6 epochs = 3072 discriminator
+# steps; ~46 s of CPU, 633 s wall at load ~15). Measured: the samples' nearest-training-image
+# distance falls 2.45x (0.461 -> 0.188) and their diversity is 0.189 (the floor is 0.1, 64 training images give 0.370).
 
-@pytest.mark.timeout(960)
+
+@pytest.mark.timeout(1860)
 def test_gan_tiny_trains_saves_and_reloads(tmp_path):
-    from ember.examples.gan_avatars import TINY
-    out = run_example("gan_avatars", "--tiny", "--out", str(tmp_path), tmp_path=tmp_path)
+    from ember.examples.gan_avatars import DIVERSITY_FLOOR, TINY
+    # ~50 s alone; the hard timeout allows a machine shared 30 ways (one run at load ~20 took 15+ min)
+    out = run_example("gan_avatars", "--tiny", "--out", str(tmp_path), tmp_path=tmp_path, timeout=1800)
     m = re.search(r"nearest-training-image distance of 64 samples: untrained ([\d.]+) -> trained ([\d.]+)", out)
     before, after = map(float, m.groups())
     diversity = float(re.search(r"sample diversity \(per-pixel std across 64 samples\): ([\d.]+)", out).group(1))
-    assert diversity > TINY_MIN_DIVERSITY, out             # the samples are not all alike
-    assert before / after >= TINY_MIN_FALL, out
+    assert diversity > DIVERSITY_FLOOR, out                # the samples are not all alike
+    assert before / after >= 2.0, out                      # the issue's 2x fall
+    n = TINY["epochs"]                                     # losses and distance reported per epoch
+    assert re.search(rf"epoch {n}/{n}: loss_D [\d.]+  loss_G [\d.]+  nearest distance [\d.]+  diversity", out), out
     assert "reloaded: max |samples difference| = 0" in out
     for k in range(1, TINY["epochs"] + 1):
         assert is_png(tmp_path / f"gan_epoch_{k}.png")

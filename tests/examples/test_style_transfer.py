@@ -9,6 +9,10 @@ import pytest
 from ._run import is_png, run_example
 
 
+# Measured at --tiny (64x64, 80 optimisation steps, feed-forward net of width 8 trained 160 steps):
+# style loss 1.4286 -> 0.0851 (16.8x) with content loss 0.154 of the style picture's; the
+# feed-forward output's style loss is 1.05x the optimised image's (the issue asks for <= 2x). Full size
+# (128x128, measured once, README): 21.5x fall, content 0.162; feed-forward 0.58x the optimised image's.
 @pytest.mark.timeout(960)
 def test_style_transfer_tiny_meets_the_targets(tmp_path):
     out = run_example("style_transfer", "--tiny", "--out", str(tmp_path), tmp_path=tmp_path)
