@@ -165,7 +165,7 @@ del _k, _v
 from ._lobpcg import lobpcg  # noqa: E402  (issue 22)
 from ._quantized.kernels import empty_quantized, quantized_max_pool3d  # noqa: E402  (issue 22)
 from ._quantized.fused_observer import fused_moving_avg_obs_fake_quant  # noqa: E402  (issue 22)
-from ._linalg_utils import solve, symeig  # noqa: E402,F401  (issue 22: removed in torch 1.9, raise)
+from ._linalg_utils import eig, lstsq, matrix_rank, solve, symeig  # noqa: E402,F401  (issue 22: removed in torch 1.9, raise)
 
 
 def _quantized_rnn(name):

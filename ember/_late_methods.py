@@ -1,7 +1,7 @@
 """Tensor methods whose functions live above layer 2 (layer L4): ``stft``/``istft`` (``_window``),
 ``geqrf``/``ormqr``/``orgqr`` (Householder QR), ``hardshrink``/``prelu`` (``nn.functional``), plus
 ``addbmm_``, ``dim_order`` and ``slice_inverse``, and methods torch deprecates or removed (``resize``,
-``resize_as``, ``storage``, ``record_stream``, ``reinforce``, ``solve``, ``symeig``).
+``resize_as``, ``storage``, ``record_stream``, ``reinforce``, ``solve``, ``symeig``, ``eig``, ``lstsq``).
 ``ember/__init__.py`` attaches ``METHODS`` to ``Tensor`` (the class itself, at layer 2, cannot
 import them).
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 
 from ._householder import geqrf, ormqr
-from ._linalg_utils import solve, symeig
+from ._linalg_utils import eig, lstsq, solve, symeig
 from ._tensor_pickle import TypedStorage
 from ._tensor_methods.linalg import addbmm
 from ._torch_forms import nonzero_static, slice_inverse
@@ -102,5 +102,5 @@ def _orgqr(self, input2):
 METHODS = dict(stft=stft, istft=istft, geqrf=geqrf, ormqr=ormqr, orgqr=_orgqr,
                hardshrink=hardshrink, prelu=prelu, addbmm_=addbmm_, dim_order=dim_order,
                slice_inverse=slice_inverse, nonzero_static=nonzero_static, solve=solve,
-               symeig=symeig, resize=resize, resize_as=resize_as, storage=storage,
+               symeig=symeig, eig=eig, lstsq=lstsq, resize=resize, resize_as=resize_as, storage=storage,
                record_stream=record_stream, reinforce=reinforce)

@@ -1,5 +1,6 @@
 """Linear-algebra functions torch removed in 1.9 but still defines (layer L3): ``torch.solve`` and
-``torch.symeig`` (and their Tensor methods) exist and raise ``RuntimeError`` pointing to the
+``torch.symeig``, ``torch.eig``, ``torch.lstsq``, ``torch.matrix_rank`` (and the Tensor methods
+``solve``, ``symeig``, ``eig``, ``lstsq``) exist and raise ``RuntimeError`` pointing to the
 ``linalg`` replacement, so code probing for them behaves as under torch.
 
 Example:
@@ -12,7 +13,7 @@ Example:
 """
 from __future__ import annotations
 
-__all__ = ["solve", "symeig", "FUNCTIONS"]
+__all__ = ["solve", "symeig", "eig", "lstsq", "matrix_rank", "FUNCTIONS"]
 
 _REMOVED = "This function was deprecated since version 1.9 and is now removed. "
 
@@ -33,4 +34,30 @@ def symeig(input, eigenvectors=False, upper=True, *, out=None):
                        "eigenvectors (the old default read the upper triangle).")
 
 
-FUNCTIONS = {"solve": solve, "symeig": symeig}
+def eig(input, eigenvectors=False, *, out=None):
+    """Removed in torch 1.9: raises. Use ``linalg.eigvals`` / ``linalg.eig``, which return complex
+    tensors instead of (real, imaginary) column pairs."""
+    raise RuntimeError(_REMOVED + "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or "
+                       "`cdouble`, not real tensors standing for complex ones: use "
+                       "torch.linalg.eigvals(A) for the eigenvalues and torch.linalg.eig(A) for "
+                       "eigenvalues and eigenvectors.")
+
+
+def lstsq(input, A, *, out=None):
+    """Removed in torch 1.9: raises. Use ``linalg.lstsq(A, B).solution`` (arguments reversed; no QR
+    factorization returned, the residuals are a field of the result)."""
+    raise RuntimeError(_REMOVED + "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`: "
+                       "X = torch.linalg.lstsq(A, B).solution replaces "
+                       "torch.lstsq(B, A).solution[:A.size(1)] (note the reversed arguments; "
+                       "torch.linalg.qr gives the QR decomposition).")
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+    """Removed in torch 1.9: raises. Use ``linalg.matrix_rank`` (``symmetric`` is ``hermitian``
+    there)."""
+    raise RuntimeError("This function was deprecated since version 1.9 and is now removed.\n"
+                       "Use torch.linalg.matrix_rank instead (its `hermitian` argument replaces "
+                       "`symmetric`).")
+
+
+FUNCTIONS = {"solve": solve, "symeig": symeig, "eig": eig, "lstsq": lstsq, "matrix_rank": matrix_rank}

@@ -12,7 +12,7 @@ import ember
 pytestmark = pytest.mark.filterwarnings("ignore:non-inplace resize")
 
 
-@pytest.mark.parametrize("name,args", [("solve", (2,)), ("symeig", ())])
+@pytest.mark.parametrize("name,args", [("solve", (2,)), ("symeig", ()), ("eig", ()), ("lstsq", (2,))])
 def test_removed_functions_raise_like_torch(name, args):
     t_args = tuple(torch.eye(a) for a in args)
     e_args = tuple(ember.eye(a) for a in args)
@@ -26,6 +26,15 @@ def test_removed_functions_raise_like_torch(name, args):
             call_e()
         first = str(t_err.value).split(". ")[0]
         assert str(e_err.value).startswith(first)
+
+
+def test_removed_matrix_rank_raises_like_torch():
+    with pytest.raises(RuntimeError) as t_err:
+        torch.matrix_rank(torch.eye(2))
+    with pytest.raises(RuntimeError) as e_err:
+        ember.matrix_rank(ember.eye(2))
+    assert str(e_err.value).splitlines()[0] == str(t_err.value).splitlines()[0]
+    assert not hasattr(torch.Tensor, "matrix_rank") and not hasattr(ember.Tensor, "matrix_rank")
 
 
 @pytest.mark.parametrize("contiguous", [True, False])
