@@ -12,7 +12,7 @@ from ember._inductor import codecache, compile_worker, config
 from ember._inductor.compile_fx import compile_fx_inner
 from ember._inductor.ir import Buffer
 
-numba = pytest.importorskip("numba")
+import numba  # noqa: E402  (a runtime dependency of ember, never skipped)
 
 
 def test_predicted_types_follow_numpy_layouts():
