@@ -346,8 +346,8 @@ def _last_dim(x: Buffer, dim) -> None:
         raise Unsupported
 
 
-@register_lowering("aten._softmax.default")
-def _softmax(L, a):
+def _shifted_exp_sum(L, a):
+    """``(t, e, s)`` of a last-dim (log-)softmax: ``t = x - rowmax``, ``e = exp(t)``, ``s = rowsum(e)``."""
     x = a["self"]
     _last_dim(x, a["dim"])
     if a.get("half_to_float"):
@@ -356,21 +356,18 @@ def _softmax(L, a):
     m = L.reduction("maxnum", x, 1, True)
     t = L.pointwise("({0} - {1})", [x, m])
     e = L.pointwise(exp_text(x.dtype), [t], transcendental=True)
-    s = L.reduction("sum", e, 1, True)
+    return t, e, L.reduction("sum", e, 1, True)
+
+
+@register_lowering("aten._softmax.default")
+def _softmax(L, a):
+    _, e, s = _shifted_exp_sum(L, a)
     return L.pointwise("({0} / {1})", [e, s])
 
 
 @register_lowering("aten._log_softmax.default")
 def _log_softmax(L, a):
-    x = a["self"]
-    _last_dim(x, a["dim"])
-    if a.get("half_to_float"):
-        raise Unsupported
-    # NaN-ignoring max: a NaN (or an inf - inf) still reaches every output through the sum
-    m = L.reduction("maxnum", x, 1, True)
-    t = L.pointwise("({0} - {1})", [x, m])
-    e = L.pointwise(exp_text(x.dtype), [t], transcendental=True)
-    s = L.reduction("sum", e, 1, True)
+    t, _, s = _shifted_exp_sum(L, a)
     ls = L.pointwise("np.log({0})", [s], shape=s.shape, transcendental=True)
     return L.pointwise("({0} - {1})", [t, ls])
 
