@@ -49,7 +49,7 @@ def test_corpus_is_package_data_with_provenance():
     assert "GNU" not in licence
 
 
-def test_corpus_builder_strips_notes_that_span_paragraphs():
+def test_corpus_builder_strips_notes_and_checks_the_tarball(tmp_path):
     import importlib.util
     import pathlib
     path = pathlib.Path(__file__).resolve().parents[2] / "tools" / "make_tang_poems.py"
@@ -63,6 +63,10 @@ def test_corpus_builder_strips_notes_that_span_paragraphs():
     assert tool.clean("蜀道之難,難於上青天（名成 一作：名高）!") == "蜀道之難，難於上青天！"
     with pytest.raises(ValueError):
         tool.clean("一作：年年")                         # a note without its parentheses is not poem text
+    fake = tmp_path / "chinese-poetry-2.0.1.tgz"
+    fake.write_bytes(b"not the published tarball")
+    with pytest.raises(SystemExit, match="integrity check failed"):
+        tool.fetch(str(fake))                          # a local tarball is checked against the registry's hashes
 
 
 def test_poetry_help():
