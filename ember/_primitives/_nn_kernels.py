@@ -136,6 +136,17 @@ def _wide_plane(g, i, oc, wp, buf):  # pragma: no cover - compiled
             dst[xx] = row[xx]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _plane_from_wide(buf, start, wp, out, i, c):  # pragma: no cover - compiled
+    """Rows of ``out[i, c]`` from ``buf``: row y at flat ``start + y * wp`` (undoes ``_pad_plane``)."""
+    plane = out[i, c]
+    for y in range(out.shape[2]):
+        row = plane[y]
+        src = buf[start + y * wp:]
+        for xx in range(out.shape[3]):
+            row[xx] = src[xx]
+
+
 @njit(cache=True, fastmath={"contract"}, nogil=True)
 def _depthwise_forward_s1(x, w, b, ph, pw, dh, dw, out):  # pragma: no cover - compiled
     n, c, h, wd = x.shape
@@ -159,12 +170,7 @@ def _depthwise_forward_s1(x, w, b, ph, pw, dh, dw, out):  # pragma: no cover - c
                         src = xpad[a * dh * wp + bb * dw:]
                         for p in range(span):
                             acc[p] += wv * src[p]
-                dplane = out[i, oc]
-                for y in range(oh):
-                    row = dplane[y]
-                    src = acc[y * wp:]
-                    for xx in range(ow):
-                        row[xx] = src[xx]
+                _plane_from_wide(acc, 0, wp, out, i, oc)
 
 
 def depthwise_forward(x, w, b, sh, sw, ph, pw, dh, dw, out):
@@ -218,12 +224,7 @@ def _depthwise_transpose_s1(g, w, ph, pw, dh, dw, out):  # pragma: no cover - co
                         dst = canvas[a * dh * wp + bb * dw:]
                         for p in range(span):
                             dst[p] += wv * gwide[p]
-            dplane = out[i, ic]
-            for y in range(h):
-                row = dplane[y]
-                src = canvas[(y + ph) * wp + pw:]
-                for xx in range(wd):
-                    row[xx] = src[xx]
+            _plane_from_wide(canvas, ph * wp + pw, wp, out, i, ic)
 
 
 def depthwise_transpose(g, w, sh, sw, ph, pw, dh, dw, out):
