@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _dtype as D
+from ._dtype_complex32 import cast as _chalf_cast
 from ._device import CPU, META, get_default_device
 from ._dispatch import dispatch, wrap, wrap_meta
 from ._storage import VersionCounter
@@ -138,7 +139,8 @@ def _to_array(data, dtype):
         return data.detach()._data
     if isinstance(data, (list, tuple)) and any(isinstance(x, TensorBase) for x in _flat(data)):
         data = _untensor(data)
-    npdt = dtype.np if dtype not in (D.bfloat16,) else np.float32
+    npdt = dtype.np if dtype not in (D.bfloat16, D.complex32) else \
+        np.float32 if dtype is D.bfloat16 else np.complex128
     try:
         arr = np.array(data, dtype=npdt)
     except OverflowError:
@@ -148,6 +150,8 @@ def _to_array(data, dtype):
         if err is not None:
             raise err from None
         raise
+    if dtype is D.complex32:
+        return _chalf_cast(arr, dtype.np)
     return arr.astype(dtype.np) if arr.dtype != dtype.np else arr
 
 
@@ -186,7 +190,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             raise ValueError(_NEGATIVE_STRIDES)
         if dt is None:
             dt = D.from_numpy_dtype(data.dtype)
-        arr = np.array(data, dtype=dt.np, copy=True)
+        arr = np.array(data, dtype=dt.np, copy=True) if D.complex32 not in (dt, D.FROM_NP.get(data.dtype)) \
+            else _chalf_cast(data, dt.np)
     elif isinstance(data, TensorBase):
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
@@ -196,7 +201,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         dt = dt or data.dtype
         if data._data is None:
             return _finish(wrap_meta(tuple(data.shape), dt), requires_grad)
-        arr = np.array(data.detach()._data, dtype=dt.np, copy=True)
+        arr = np.array(data.detach()._data, dtype=dt.np, copy=True) if D.complex32 not in (dt, data.dtype) \
+            else _chalf_cast(data.detach()._data, dt.np)
     else:
         if not isinstance(data, (list, tuple)) and isinstance(data, Sequence):
             data = _as_lists(data)

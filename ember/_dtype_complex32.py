@@ -1,0 +1,179 @@
+"""complex32 (torch's ComplexHalf) on NumPy arrays, which have no such type (layer L0).
+
+A complex32 array is a structured array of ``(real, imag)`` float16 pairs (``_dtype.CHALF_NP``):
+4 bytes per element, so sizes, strides, storages and float16 views are torch's. Movement (views,
+reshape, indexing, cat, clone, copy) works on the pairs directly; arithmetic decodes to complex64
+(exact), runs the ordinary kernel and rounds each component back to float16. Values reach float16
+through float32 (double -> float -> half), as torch's conversions do.
+
+CPU torch implements only a few ops for ComplexHalf; the others raise its
+``NotImplementedError('"<kernel>" not implemented for \\'ComplexHalf\\'')`` here too.
+
+Example:
+    >>> import numpy as np
+    >>> z = encode(np.array([1 + 2j, 0.1 - 3j]))
+    >>> z.dtype.itemsize, decode(z).tolist()
+    (4, [(1+2j), (0.0999755859375-3j)])
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._dtype import CHALF_NP, complex32
+
+__all__ = ["encode", "decode", "cast", "is_chalf", "check_pointwise", "wrap_kernel", "refuse"]
+
+_C64 = np.dtype(np.complex64)
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+
+
+def is_chalf(a) -> bool:
+    return type(a) is np.ndarray and a.dtype == CHALF_NP
+
+
+def encode(values) -> np.ndarray:
+    """complex32 pairs of ``values`` (any numeric array or scalar), each component rounded to
+    float16 through float32."""
+    a = np.asarray(values)
+    if a.dtype == CHALF_NP:
+        return a.copy()
+    out = np.empty(a.shape, CHALF_NP)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # overflow to inf is the conversion's meaning
+        if a.dtype.kind == "c":
+            out["real"] = a.real.astype(_F32).astype(_F16)
+            out["imag"] = a.imag.astype(_F32).astype(_F16)
+        else:
+            out["real"] = a.astype(_F32).astype(_F16) if a.dtype != _F16 else a
+            out["imag"] = 0
+    return out
+
+
+def decode(a: np.ndarray) -> np.ndarray:
+    """complex64 values of complex32 pairs (exact)."""
+    out = np.empty(a.shape, _C64)
+    out.real = a["real"]
+    out.imag = a["imag"]
+    return out
+
+
+def cast(a: np.ndarray, np_dtype) -> np.ndarray:
+    """``a.astype(np_dtype)`` (a fresh array) where either side may be complex32."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype == CHALF_NP:
+        return encode(a)
+    if a.dtype == CHALF_NP:
+        a = decode(a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # complex -> real keeps .real
+        return a.astype(np_dtype, copy=True)
+
+
+# ------------------------------------------------------------------ which ops torch's CPU build runs
+# pointwise ops computing in complex32 (their operands promote to it)
+POINTWISE = frozenset({"add", "sub", "mul", "neg", "conj_physical", "sgn", "abs", "real", "imag",
+                       "eq", "ne", "isnan", "isfinite", "isinf", "where", "addcmul"})
+# other ops: movement, masks, fills and the few reductions torch has for ComplexHalf
+OTHER = frozenset({"clone", "copy", "cat", "flip", "roll", "index", "index_select", "index_put",
+                   "index_copy", "index_fill", "index_add", "masked_fill", "index_mask", "nonzero",
+                   "repeat_interleave", "tril", "triu", "select_backward", "slice_backward",
+                   "as_strided_scatter", "any", "all", "std", "var", "linalg_vector_norm",
+                   "to_dtype", "complex"})
+# torch's kernel names in its refusals, where they differ from "<op>_cpu"
+_KERNEL_NAMES = {
+    "div": "div_cpu", "exp": "exp_vml_cpu", "log": "log_vml_cpu", "sqrt": "sqrt_vml_cpu",
+    "sin": "sin_vml_cpu", "cos": "cos_vml_cpu", "tan": "tan_vml_cpu", "tanh": "tanh_vml_cpu",
+    "asin": "asin_vml_cpu", "acos": "acos_vml_cpu", "atan": "atan_vml_cpu", "log1p": "log1p_vml_cpu",
+    "expm1": "expm1_vml_cpu", "log10": "log10_vml_cpu", "log2": "log2_vml_cpu",
+    "pow": "pow", "pow_tensor_scalar": "pow", "exp2": "exp2", "angle_complex": "angle_cpu",
+    "sum": "sum_cpu", "mean": "sum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
+    "cumprod": "cumprod_out_cpu", "max_all": "max_all", "min_all": "min_all",
+    "mm": "addmm_impl_cpu_", "addmm": "addmm_impl_cpu_", "matmul": "addmm_impl_cpu_",
+    "mv": "addmv_impl_cpu", "addmv": "addmv_impl_cpu", "bmm": "bmm", "baddbmm": "bmm",
+    "einsum": "bmm", "dot": "dot", "vdot": "vdot", "gather": "scatter_gather_tensor_cpu",
+    "scatter": "scatter_gather_tensor_cpu", "scatter_add": "scatter_gather_tensor_cpu",
+    "take": "take_cpu", "unique": "unique", "logical_not": "logical_not_cpu",
+    "logical_and": "logical_and_cpu", "logical_or": "logical_or_cpu", "logical_xor": "logical_xor_cpu",
+    "lerp": "lerp_kernel_scalar", "nan_to_num": "nan_to_num", "_softmax": "softmax_kernel_impl",
+    "_log_softmax": "log_softmax_kernel_impl", "full": "fill_cpu",
+}
+
+
+def refuse(name: str) -> NotImplementedError:
+    kernel = _KERNEL_NAMES.get(name, f"{name}_cpu")
+    return NotImplementedError(f'"{kernel}" not implemented for \'ComplexHalf\'')
+
+
+def check_pointwise(op_name: str) -> None:
+    """Raise torch's refusal unless torch computes pointwise ``op_name`` in complex32."""
+    if op_name not in POINTWISE:
+        raise refuse(op_name)
+
+
+def pointwise_operands(arrays: list, idx, cnp, to_chalf_first: bool) -> list:
+    """Operands of a pointwise op with a complex32 operand or result, in the compute dtype ``cnp``
+    (complex64 for a complex32 result: other operands are first rounded to complex32, as torch
+    converts them to the common dtype)."""
+    out = list(arrays)
+    for i in (range(len(out)) if idx is None else idx):
+        x = out[i]
+        if type(x) is not np.ndarray:
+            continue
+        if x.dtype == CHALF_NP:
+            x = decode(x)
+        elif to_chalf_first and x.dtype != cnp:
+            x = decode(encode(x))
+        if x.dtype != cnp:
+            x = cast(x, cnp)
+        out[i] = x
+    for i, x in enumerate(out):  # a complex32 array outside the promoted operands (masks never are)
+        if type(x) is np.ndarray and x.dtype == CHALF_NP:
+            out[i] = decode(x)
+    return out
+
+
+def wrap_kernel(op, args_dtypes: tuple, params: dict):
+    """The kernel of non-pointwise ``op`` for inputs including complex32 arrays: decode, run, and
+    round complex64 (float32) results back to complex32 (float16) unless a wider input or an
+    explicit ``dtype`` asked for them; refused ops raise torch's NotImplementedError."""
+    if op.name not in OTHER:
+        raise refuse(op.name)
+    kernel = op.kernel
+    keep_wide = params.get("dtype") is not None or any(_wide(d) for d in args_dtypes)
+
+    def run(*arrays, **kw):
+        arrays = [_decode_any(a) for a in arrays]
+        res = kernel(*arrays, **kw)
+        if keep_wide:
+            return res
+        return tuple(_narrow(r) for r in res) if type(res) in (tuple, list) else _narrow(res)
+    return run
+
+
+def _wide(d) -> bool:
+    """float32/float64/complex64/complex128 inputs keep an op's result wide (torch promotes)."""
+    return d is not None and (d.is_floating_point and d.itemsize >= 4 or
+                              d.is_complex and d is not complex32)
+
+
+def _decode_any(a):
+    if type(a) is np.ndarray and a.dtype == CHALF_NP:
+        return decode(a)
+    if type(a) in (list, tuple):
+        return type(a)(_decode_any(x) for x in a)
+    return a
+
+
+def _narrow(r):
+    if isinstance(r, np.generic):
+        r = np.asarray(r)
+    if type(r) is np.ndarray:
+        if r.dtype == _C64:
+            return encode(r)
+        if r.dtype == _F32:
+            return r.astype(_F16)
+    return r
+
