@@ -541,7 +541,8 @@ def _run_cpu(op, args, arrays, params):
     elif op.kind != "view" and params.get("dtype") is None:  # an explicit dtype (to_dtype) wins
         for a in args:
             if isinstance(a, TensorBase) and a._dtype in _NOT_FAST:
-                if a._dtype is _C32:  # decode, run, round back, or torch's refusal
+                if a._dtype is _C32 or any(isinstance(b, TensorBase) and b._dtype is _C32 for b in args):
+                    # complex32: decode, run, round back, or torch's refusal
                     kernel = C32.wrap_kernel(op, tuple(getattr(x, "_dtype", None) for x in args), params)
                     break
                 low = a._dtype

@@ -143,6 +143,9 @@ def wrap_kernel(op, args_dtypes: tuple, params: dict):
         raise refuse(op.name)
     kernel = op.kernel
     keep_wide = params.get("dtype") is not None or any(_wide(d) for d in args_dtypes)
+    if op.name == "copy":  # the value dst.copy_(src) writes has dst's dtype
+        to_chalf = args_dtypes[0] is complex32
+        return lambda dst, src: (encode if to_chalf else _same)(kernel(_decode_any(dst), _decode_any(src)))
 
     def run(*arrays, **kw):
         arrays = [_decode_any(a) for a in arrays]
@@ -151,6 +154,10 @@ def wrap_kernel(op, args_dtypes: tuple, params: dict):
             return res
         return tuple(_narrow(r) for r in res) if type(res) in (tuple, list) else _narrow(res)
     return run
+
+
+def _same(r):
+    return r
 
 
 def _wide(d) -> bool:
