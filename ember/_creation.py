@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _dtype as D
-from ._dtype_complex32 import cast as _chalf_cast
+from ._dtype_complex32 import cast as _chalf_cast, refuse as _chalf_refuse
 from ._device import CPU, META, get_default_device
 from ._dispatch import dispatch, wrap, wrap_meta
 from ._storage import VersionCounter
@@ -376,6 +376,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     """
     if end is None:
         start, end = 0, start
+    if dtype is D.complex32:
+        raise _chalf_refuse("arange")
     vals = [v.item() if isinstance(v, TensorBase) else v for v in (start, end, step)]
     start, end, step = vals
     if step == 0:
@@ -447,6 +449,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
              requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     dt = as_dtype(dtype) or D.get_default_dtype()
+    if dt is D.complex32:
+        raise _chalf_refuse("linspace")
     start, end = (v.item() if isinstance(v, TensorBase) else v for v in (start, end))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -488,6 +492,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         pin_memory=False):
     """A 2-D tensor with ones on the diagonal: ``eye(n)`` or ``eye(n, m)``."""
     dt = as_dtype(dtype) or D.get_default_dtype()
+    if dt is D.complex32:
+        raise _chalf_refuse("eye")
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:

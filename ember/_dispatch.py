@@ -528,7 +528,10 @@ def _run_cpu(op, args, arrays, params):
         out_dt, cnp, pre = _plan(op, args)
         if pre is _C32 or pre is _C32_WIDE:  # plans are shared by ops: check the op on each call
             if pre is _C32:
-                C32.check_pointwise(op.name)
+                if op.name not in C32.POINTWISE:  # the op's own complex check first, then torch's refusal
+                    _explain_failure(op, args, params, None)
+                    C32.check_pointwise(op.name)
+                kernel = C32.pointwise_kernel(op)
             arrays = C32.pointwise_operands(arrays, op.promote_args, cnp, pre is _C32)
         elif cnp is not None:
             idx = op.promote_args
@@ -543,6 +546,8 @@ def _run_cpu(op, args, arrays, params):
             if isinstance(a, TensorBase) and a._dtype in _NOT_FAST:
                 if a._dtype is _C32 or any(isinstance(b, TensorBase) and b._dtype is _C32 for b in args):
                     # complex32: decode, run, round back, or torch's refusal
+                    if op.name not in C32.OTHER and op.kind != "random":
+                        _explain_failure(op, args, params, None)
                     kernel = C32.wrap_kernel(op, tuple(getattr(x, "_dtype", None) for x in args), params)
                     break
                 low = a._dtype

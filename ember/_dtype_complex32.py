@@ -98,7 +98,8 @@ _KERNEL_NAMES = {
     "take": "take_cpu", "unique": "unique", "logical_not": "logical_not_cpu",
     "logical_and": "logical_and_cpu", "logical_or": "logical_or_cpu", "logical_xor": "logical_xor_cpu",
     "lerp": "lerp_kernel_scalar", "nan_to_num": "nan_to_num", "_softmax": "softmax_kernel_impl",
-    "_log_softmax": "log_softmax_kernel_impl", "full": "fill_cpu",
+    "_log_softmax": "log_softmax_kernel_impl", "full": "fill_cpu", "eye": "eye",
+    "equal": "equal_notnan_cpu", "masked_scatter": "masked_scatter", "trace": "trace",
 }
 
 
@@ -121,11 +122,14 @@ def pointwise_operands(arrays: list, idx, cnp, to_chalf_first: bool) -> list:
     for i in (range(len(out)) if idx is None else idx):
         x = out[i]
         if type(x) is not np.ndarray:
+            if to_chalf_first and isinstance(x, (int, float, complex, np.number)) and \
+                    not isinstance(x, (bool, np.bool_)):
+                out[i] = _round(x)[()]  # a Python scalar takes the common dtype, complex32
             continue
         if x.dtype == CHALF_NP:
             x = decode(x)
-        elif to_chalf_first and x.dtype != cnp:
-            x = decode(encode(x))
+        elif to_chalf_first:
+            x = _round(x)
         if x.dtype != cnp:
             x = cast(x, cnp)
         out[i] = x
@@ -135,10 +139,44 @@ def pointwise_operands(arrays: list, idx, cnp, to_chalf_first: bool) -> list:
     return out
 
 
+def _round(x) -> np.ndarray:
+    """complex64 values of ``x`` rounded to complex32 (an intermediate result in torch's
+    complex<Half> arithmetic, which rounds after every operation)."""
+    return decode(encode(x))
+
+
+def _scaled(b, factor):
+    """``factor * b`` in complex<Half> arithmetic: the factor and the product rounded."""
+    return b if factor == 1 else _round(_round(np.complex64(factor)) * b)
+
+
+def _add(a, b, *, alpha=1):
+    return np.add(a, _scaled(b, alpha))
+
+
+def _sub(a, b, *, alpha=1):
+    return np.subtract(a, _scaled(b, alpha))
+
+
+def _addcmul(a, t1, t2, *, value=1):
+    return np.add(a, _round(_scaled(t1, value) * t2))
+
+
+# kernels computing a complex32 result in several roundings, as torch's complex<Half> does
+_POINTWISE_KERNELS = {"add": _add, "sub": _sub, "addcmul": _addcmul}
+
+
+def pointwise_kernel(op):
+    """The kernel computing ``op`` on complex64 operands for a complex32 result."""
+    return _POINTWISE_KERNELS.get(op.name, op.kernel)
+
+
 def wrap_kernel(op, args_dtypes: tuple, params: dict):
     """The kernel of non-pointwise ``op`` for inputs including complex32 arrays: decode, run, and
     round complex64 (float32) results back to complex32 (float16) unless a wider input or an
     explicit ``dtype`` asked for them; refused ops raise torch's NotImplementedError."""
+    if op.kind == "random" and op.name in ("normal", "uniform"):
+        return op.kernel  # x.normal_() / x.uniform_(): the sampler draws complex32 itself
     if op.name not in OTHER:
         raise refuse(op.name)
     kernel = op.kernel
