@@ -161,7 +161,7 @@ def set_default_dtype(d: dtype) -> None:
 
 
 def default_complex() -> dtype:
-    return complex128 if _state["default"] is float64 else complex64
+    return _state["default"].to_complex()  # float16's is complex32, bfloat16's complex64
 
 
 def scalar_dtype(value) -> dtype:
