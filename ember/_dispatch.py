@@ -528,9 +528,8 @@ def _run_cpu(op, args, arrays, params):
         out_dt, cnp, pre = _plan(op, args)
         if pre is _C32 or pre is _C32_WIDE:  # plans are shared by ops: check the op on each call
             if pre is _C32:
-                if op.name not in C32.POINTWISE:  # the op's own complex check first, then torch's refusal
-                    _explain_failure(op, args, params, None)
-                    C32.check_pointwise(op.name)
+                if op.name not in C32.POINTWISE:
+                    _refuse_complex32(op, args, params, C32.pointwise_operands(arrays, op.promote_args, cnp, True))
                 kernel = C32.pointwise_kernel(op)
             arrays = C32.pointwise_operands(arrays, op.promote_args, cnp, pre is _C32)
         elif cnp is not None:
@@ -547,7 +546,7 @@ def _run_cpu(op, args, arrays, params):
                 if a._dtype is _C32 or any(isinstance(b, TensorBase) and b._dtype is _C32 for b in args):
                     # complex32: decode, run, round back, or torch's refusal
                     if op.name not in C32.OTHER and op.kind != "random":
-                        _explain_failure(op, args, params, None)
+                        _refuse_complex32(op, args, params, C32.decode_all(arrays))
                     kernel = C32.wrap_kernel(op, tuple(getattr(x, "_dtype", None) for x in args), params)
                     break
                 low = a._dtype
@@ -606,6 +605,26 @@ def _wrap_out(op, r, args, out_dt, low):
         return new_tensor(Tensor, r, dt, base=src._base if src._base is not None else src,
                           vc=src._version_cell())
     return wrap(r, dt)
+
+
+def _refuse_complex32(op, args, params, decoded):
+    """An op torch's CPU build lacks for complex32: the op's own complex checks (its meta rule, then
+    its kernel on the complex64 values) speak first, as torch checks before dispatching on the
+    dtype; then torch's "not implemented" error."""
+    if op.name in C32.ALL_COMPLEX_REFUSED:
+        raise C32.refuse(op.name)
+    try:
+        _explain_failure(op, args, params, None)
+    except NotImplementedError as e:
+        if "meta" not in str(e).lower():  # data-dependent ops have no meta rule: not a dtype check
+            raise
+    try:
+        op.kernel(*decoded, **params)
+    except (NotImplementedError, RuntimeError):
+        raise
+    except Exception:  # noqa: BLE001 (NumPy's own complaints are not torch's checks)
+        pass
+    raise C32.refuse(op.name)
 
 
 def _explain_failure(op, args, params, err):

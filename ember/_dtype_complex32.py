@@ -103,7 +103,36 @@ _KERNEL_NAMES = {
 }
 
 
-def refuse(name: str) -> NotImplementedError:
+# ops torch refuses for every complex dtype, with their own words (checked before the dtype dispatch)
+_COMPLEX_ERRORS = {
+    "sign": (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. "
+                                  "Please use torch.sgn instead."),
+    "clamp": (NotImplementedError, "clamp is not supported for complex types"),
+    "clamp_tensor": (NotImplementedError, "clamp is not supported for complex types"),
+    "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (RuntimeError, "minimum not implemented for complex tensors."),
+    "fmax": (RuntimeError, "fmax not implemented for complex tensors."),
+    "fmin": (RuntimeError, "fmin not implemented for complex tensors."),
+    "heaviside": (RuntimeError, "heaviside is not yet implemented for complex tensors."),
+    "sort": (RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
+    "argmax": (RuntimeError, "argmax(): does not support complex input"),
+    "argmin": (RuntimeError, "argmin(): does not support complex input"),
+    "floor": (NotImplementedError, "floor is not supported for complex inputs"),
+    "ceil": (NotImplementedError, "ceil is not supported for complex inputs"),
+    "trunc": (NotImplementedError, "trunc is not supported for complex inputs"),
+    "fft_c2c": (RuntimeError, "MKL FFT doesn't support tensors of type: Half"),
+}
+
+
+ALL_COMPLEX_REFUSED = frozenset(_COMPLEX_ERRORS)
+
+
+def refuse(name: str) -> Exception:
+    """torch's error for op ``name`` on complex32."""
+    if name in _COMPLEX_ERRORS:
+        exc, msg = _COMPLEX_ERRORS[name]
+        return exc(msg)
     kernel = _KERNEL_NAMES.get(name, f"{name}_cpu")
     return NotImplementedError(f'"{kernel}" not implemented for \'ComplexHalf\'')
 
@@ -179,6 +208,8 @@ def wrap_kernel(op, args_dtypes: tuple, params: dict):
         return op.kernel  # x.normal_() / x.uniform_(): the sampler draws complex32 itself
     if op.name not in OTHER:
         raise refuse(op.name)
+    if op.name in ("var", "std"):
+        return _var if op.name == "var" else _std
     kernel = op.kernel
     keep_wide = params.get("dtype") is not None or any(_wide(d) for d in args_dtypes)
     if op.name == "copy":  # the value dst.copy_(src) writes has dst's dtype
@@ -194,6 +225,19 @@ def wrap_kernel(op, args_dtypes: tuple, params: dict):
     return run
 
 
+def _var(a, *, dim=None, correction=1, keepdim=False):
+    """torch's complex32 variance: the real and imaginary parts' variances, each rounded to
+    float16, summed and rounded (observed bit for bit)."""
+    axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
+    parts = [np.var(a[k].astype(np.float64), axis=axis, ddof=correction, keepdims=keepdim)
+             .astype(_F32).astype(_F16).astype(_F32) for k in ("real", "imag")]
+    return np.asarray(parts[0] + parts[1]).astype(_F16)
+
+
+def _std(a, **kw):
+    return np.sqrt(_var(a, **kw).astype(_F32)).astype(_F16)
+
+
 def _same(r):
     return r
 
@@ -202,6 +246,11 @@ def _wide(d) -> bool:
     """float32/float64/complex64/complex128 inputs keep an op's result wide (torch promotes)."""
     return d is not None and (d.is_floating_point and d.itemsize >= 4 or
                               d.is_complex and d is not complex32)
+
+
+def decode_all(arrays) -> list:
+    """The arrays (and lists of arrays) with complex32 ones decoded to complex64."""
+    return [_decode_any(a) for a in arrays]
 
 
 def _decode_any(a):
