@@ -136,6 +136,8 @@ def test_movement_and_views_match_torch():
     idx = [1, 3, 0]
     cases = [
         lambda m, a, b: m.cat([a, b]), lambda m, a, b: m.stack([a, b], 1), lambda m, a, b: a.clone(),
+        lambda m, a, b: m.cat([a, b.real]), lambda m, a, b: m.cat([a.real.float(), b]),
+        lambda m, a, b: m.cat([m.ones(1, 6, dtype=m.int64), a]),
         lambda m, a, b: a[1], lambda m, a, b: a[:, 2:5], lambda m, a, b: a[m.tensor(idx)],
         lambda m, a, b: a[a.real > 0], lambda m, a, b: a.index_select(1, m.tensor(idx)),
         lambda m, a, b: a.t(), lambda m, a, b: a.reshape(3, 8), lambda m, a, b: a.permute(1, 0).contiguous(),
@@ -216,3 +218,11 @@ def test_serialization_round_trips_with_torch(tmp_path):
         assert d["b"].untyped_storage().data_ptr() == d["a"].untyped_storage().data_ptr()
     assert_same(ember.load(tmp_path / "e.pt")["a"], x)
     assert_same(pickle.loads(pickle.dumps(ex)), x)
+
+
+def test_assert_close_on_complex32():
+    x, ex = _rand((5,), 10)
+    ember.testing.assert_close(ex, ex.clone())
+    for m, a in ((torch, x), (ember, ex)):
+        with pytest.raises(AssertionError, match="Tensor-likes are not close"):
+            m.testing.assert_close(a, a + 0.01)

@@ -109,6 +109,8 @@ def cat(tensors, *, dim, sizes):
     keep = [a for a in tensors if not _skipped(a.shape)]
     if not keep:
         return np.empty((0,), dt)
+    if any(a.dtype != dt for a in keep) and (dt == D.CHALF_NP or any(a.dtype == D.CHALF_NP for a in keep)):
+        keep = [a if a.dtype == dt else cast(a, dt) for a in keep]  # complex32 pairs: NumPy cannot cast
     return np.concatenate(keep, axis=dim, dtype=dt, casting="unsafe")
 
 
