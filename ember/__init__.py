@@ -186,3 +186,6 @@ from ._sym_utils import (sym_constrain_range, sym_constrain_range_for_size, sym_
                          sym_fresh_size, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt,
                          sym_sum)  # issue 22: torch's sym_* helpers on concrete numbers
 from .random import thread_safe_generator  # noqa: E402,F401  (issue 22)
+from ._quantized.qparams_search import choose_qparams_optimized  # noqa: E402  (issue 22)
+from ._dtype import complex32  # noqa: E402  (issue 22: torch's ComplexHalf)
+chalf = complex32

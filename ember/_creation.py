@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _dtype as D
+from ._dtype_complex32 import cast as _chalf_cast, refuse as _chalf_refuse
 from ._device import CPU, META, get_default_device
 from ._dispatch import dispatch, wrap, wrap_meta
 from ._storage import VersionCounter
@@ -138,7 +139,8 @@ def _to_array(data, dtype):
         return data.detach()._data
     if isinstance(data, (list, tuple)) and any(isinstance(x, TensorBase) for x in _flat(data)):
         data = _untensor(data)
-    npdt = dtype.np if dtype not in (D.bfloat16,) else np.float32
+    npdt = dtype.np if dtype not in (D.bfloat16, D.complex32) else \
+        np.float32 if dtype is D.bfloat16 else np.complex128
     try:
         arr = np.array(data, dtype=npdt)
     except OverflowError:
@@ -148,6 +150,8 @@ def _to_array(data, dtype):
         if err is not None:
             raise err from None
         raise
+    if dtype is D.complex32:
+        return _chalf_cast(arr, dtype.np)
     return arr.astype(dtype.np) if arr.dtype != dtype.np else arr
 
 
@@ -186,7 +190,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             raise ValueError(_NEGATIVE_STRIDES)
         if dt is None:
             dt = D.from_numpy_dtype(data.dtype)
-        arr = np.array(data, dtype=dt.np, copy=True)
+        arr = np.array(data, dtype=dt.np, copy=True) if D.complex32 not in (dt, D.FROM_NP.get(data.dtype)) \
+            else _chalf_cast(data, dt.np)
     elif isinstance(data, TensorBase):
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
@@ -196,7 +201,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         dt = dt or data.dtype
         if data._data is None:
             return _finish(wrap_meta(tuple(data.shape), dt), requires_grad)
-        arr = np.array(data.detach()._data, dtype=dt.np, copy=True)
+        arr = np.array(data.detach()._data, dtype=dt.np, copy=True) if D.complex32 not in (dt, data.dtype) \
+            else _chalf_cast(data.detach()._data, dt.np)
     else:
         if not isinstance(data, (list, tuple)) and isinstance(data, Sequence):
             data = _as_lists(data)
@@ -370,6 +376,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     """
     if end is None:
         start, end = 0, start
+    if dtype is D.complex32:
+        raise _chalf_refuse("arange")
     vals = [v.item() if isinstance(v, TensorBase) else v for v in (start, end, step)]
     start, end, step = vals
     if step == 0:
@@ -441,6 +449,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
              requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     dt = as_dtype(dtype) or D.get_default_dtype()
+    if dt is D.complex32:
+        raise _chalf_refuse("linspace")
     start, end = (v.item() if isinstance(v, TensorBase) else v for v in (start, end))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -482,6 +492,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         pin_memory=False):
     """A 2-D tensor with ones on the diagonal: ``eye(n)`` or ``eye(n, m)``."""
     dt = as_dtype(dtype) or D.get_default_dtype()
+    if dt is D.complex32:
+        raise _chalf_refuse("eye")
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:

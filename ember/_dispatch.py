@@ -19,6 +19,7 @@ import threading
 import numpy as np
 
 from . import _dtype as D
+from . import _dtype_complex32 as C32
 from ._device import CPU, META
 from ._shape import broadcast_shapes, contiguous_strides
 from ._primitives._registry import OpDef, SlowPath, TensorMeta, set_dispatcher
@@ -35,8 +36,12 @@ _generic = np.generic
 _asarray = np.asarray
 _FROM_NP = D.FROM_NP
 _LOW = (D.float16, D.bfloat16)
+_C32 = D.complex32
+_C32_WIDE = "complex32 operand, wider result"  # a plan's ``pre`` when complex32 meets a wider dtype
+_NOT_FAST = _LOW + (_C32,)  # dtypes whose kernels take the general path (_run_cpu converts them)
 _f32 = D.float32
 _F32 = np.dtype(np.float32)
+_C64 = np.dtype(np.complex64)
 _new = object.__new__
 Tensor = TensorBase  # the public Tensor class, handed in once by _tensor.py (set_tensor_class)
 
@@ -317,7 +322,7 @@ def _fill_plan(op, plans, key, args, accept):
     if accept is not None and not accept(_kinds(args)):
         plan = False
     elif op.promotion == "none":
-        plan = not any(isinstance(a, TensorBase) and a._dtype in _LOW for a in args)
+        plan = not any(isinstance(a, TensorBase) and a._dtype in _NOT_FAST for a in args)
     else:
         out_dt, cnp, pre = _plan(op, args)
         if pre is not None or out_dt is None:
@@ -504,6 +509,11 @@ def _plan(op, args):
         pre = None
         if cdt in _LOW:  # round other operands to the low dtype first, as torch does, then compute in f32
             pre, cdt = cdt.np, _f32
+        elif cdt is _C32 or any(isinstance(a, TensorBase) and a._dtype is _C32 for a in args):
+            # complex32 operands decode to complex64 (_dtype_complex32); a complex32 result is
+            # computed in complex64 from operands rounded to complex32 first
+            pre = _C32 if cdt is _C32 or cdt is None else _C32_WIDE
+            cdt = D.complex64 if pre is _C32 else cdt
         plan = (out_dt, cdt.np if cdt is not None else None, pre)
         if key is not None:
             _PLANS[key] = plan
@@ -513,9 +523,16 @@ def _plan(op, args):
 def _run_cpu(op, args, arrays, params):
     out_dt = None
     low = None
+    kernel = op.kernel
     if op.promotion != "none":
         out_dt, cnp, pre = _plan(op, args)
-        if cnp is not None:
+        if pre is _C32 or pre is _C32_WIDE:  # plans are shared by ops: check the op on each call
+            if pre is _C32:
+                if op.name not in C32.POINTWISE:
+                    _refuse_complex32(op, args, params, C32.pointwise_operands(arrays, op.promote_args, cnp, True))
+                kernel = C32.pointwise_kernel(op)
+            arrays = C32.pointwise_operands(arrays, op.promote_args, cnp, pre is _C32)
+        elif cnp is not None:
             idx = op.promote_args
             for i in (range(len(arrays)) if idx is None else idx):
                 x = arrays[i]
@@ -525,13 +542,19 @@ def _run_cpu(op, args, arrays, params):
                     arrays[i] = x.astype(cnp)
     elif op.kind != "view" and params.get("dtype") is None:  # an explicit dtype (to_dtype) wins
         for a in args:
-            if isinstance(a, TensorBase) and a._dtype in _LOW:
+            if isinstance(a, TensorBase) and a._dtype in _NOT_FAST:
+                if a._dtype is _C32 or any(isinstance(b, TensorBase) and b._dtype is _C32 for b in args):
+                    # complex32: decode, run, round back, or torch's refusal
+                    if op.name not in C32.OTHER and op.kind != "random":
+                        _refuse_complex32(op, args, params, C32.decode_all(arrays))
+                    kernel = C32.wrap_kernel(op, tuple(getattr(x, "_dtype", None) for x in args), params)
+                    break
                 low = a._dtype
                 arrays = [x.astype(np.float32) if type(x) is _ndarray and x.dtype == low.np else x
                           for x in arrays]
                 break
     try:
-        res = op.kernel(*arrays, **params)
+        res = kernel(*arrays, **params)
     except (SlowPath, ValueError, TypeError, IndexError, OverflowError, np.exceptions.AxisError,
             np.linalg.LinAlgError) as e:
         _explain_failure(op, args, params, e)
@@ -539,11 +562,13 @@ def _run_cpu(op, args, arrays, params):
     if type(res) is _ndarray and op.simple_out:  # the common case, inlined (one frame less)
         if out_dt is not None:
             if res.dtype != out_dt.np:
-                res = res.astype(out_dt.np)
+                res = res.astype(out_dt.np) if out_dt is not _C32 else C32.encode(res)
             dt = out_dt
         else:
             if low is not None and res.dtype == _F32:
                 res = res.astype(low.np)
+            elif low is D.float16 and res.dtype == _C64:  # complex results of float16 are complex32
+                res = C32.encode(res)
             dt = _FROM_NP[res.dtype]
         # _tensor_base.wrap's body, inlined: a call here costs ~0.07 us per op (the bench's dispatch
         # stage); tests/test_tensor_base.py checks that op outputs have every slot set
@@ -569,15 +594,37 @@ def _wrap_out(op, r, args, out_dt, low):
     if out_dt is not None:
         npdt = out_dt.np
         if r.dtype != npdt:
-            r = r.astype(npdt)
+            r = r.astype(npdt) if out_dt is not _C32 else C32.encode(r)
     elif low is not None and r.dtype == np.float32:
         r = r.astype(low.np)
+    elif low is D.float16 and r.dtype == _C64:
+        r = C32.encode(r)
     dt = out_dt or _FROM_NP[r.dtype]
     if op.is_view:
         src = args[0]
         return new_tensor(Tensor, r, dt, base=src._base if src._base is not None else src,
                           vc=src._version_cell())
     return wrap(r, dt)
+
+
+def _refuse_complex32(op, args, params, decoded):
+    """An op torch's CPU build lacks for complex32: the op's own complex checks (its meta rule, then
+    its kernel on the complex64 values) speak first, as torch checks before dispatching on the
+    dtype; then torch's "not implemented" error."""
+    if op.name in C32.ALL_COMPLEX_REFUSED:
+        raise C32.refuse(op.name)
+    try:
+        _explain_failure(op, args, params, None)
+    except NotImplementedError as e:
+        if "meta" not in str(e).lower():  # data-dependent ops have no meta rule: not a dtype check
+            raise
+    try:
+        op.kernel(*decoded, **params)
+    except (NotImplementedError, RuntimeError):
+        raise
+    except Exception:  # noqa: BLE001 (NumPy's own complaints are not torch's checks)
+        pass
+    raise C32.refuse(op.name)
 
 
 def _explain_failure(op, args, params, err):

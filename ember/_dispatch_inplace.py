@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype as D
+from . import _dtype_complex32 as C32
 from ._dispatch import MODES, dispatch, flat_tensors
 from ._errors import dtype_title
 from ._primitives._registry import OpDef
@@ -87,6 +88,14 @@ def dispatch_inplace(op: OpDef, self, *args, **params):
     return self
 
 
+def _values_for(target, res):
+    """``res``'s array, converted when complex32 pairs meet another dtype (NumPy cannot cast them)."""
+    src = res._data
+    if src.dtype != target._data.dtype and D.complex32 in (res._dtype, target._dtype):
+        return C32.cast(src, target._data.dtype)
+    return src
+
+
 def _write_result(name, self, res):
     if _shape(res) != _shape(self):
         raise RuntimeError(f"output with shape {list(_shape(self))} doesn't match the broadcast shape "
@@ -99,7 +108,7 @@ def _write_result(name, self, res):
             raise RuntimeError(f"{name}(): unsupported operation: more than one element of the "
                                "written-to tensor refers to a single memory location. Please clone() "
                                "the tensor before performing the operation.")
-        np.copyto(self._data, res._data, casting="unsafe")
+        np.copyto(self._data, _values_for(self, res), casting="unsafe")
     self._version_cell().value += 1
     if WRITE_HOOKS:
         for hook in WRITE_HOOKS:
@@ -128,7 +137,7 @@ def dispatch_out(op: OpDef, out, *args, **params):
         raise RuntimeError(f"result type {dtype_title(res._dtype)} can't be cast to the desired "
                            f"output type {dtype_title(out._dtype)}")
     if out._data is not None:
-        np.copyto(out._data, res._data, casting="unsafe")
+        np.copyto(out._data, _values_for(out, res), casting="unsafe")
     out._version_cell().value += 1
     if WRITE_HOOKS:
         for hook in WRITE_HOOKS:

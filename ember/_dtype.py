@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-    "float32", "float64", "complex64", "complex128", "promote_types", "result_type_of",
+    "float32", "float64", "complex32", "complex64", "complex128", "promote_types", "result_type_of",
     "get_default_dtype", "set_default_dtype", "can_cast", "finfo", "iinfo", "qint8", "quint8", "qint32",
 ]
 
@@ -47,10 +47,10 @@ class dtype:
         return (_dtype_by_name, (self.name,))
 
     def to_real(self) -> "dtype":
-        return {complex64: float32, complex128: float64}.get(self, self)
+        return {complex32: float16, complex64: float32, complex128: float64}.get(self, self)
 
     def to_complex(self) -> "dtype":
-        return {float16: complex64, bfloat16: complex64, float32: complex64,
+        return {float16: complex32, bfloat16: complex64, float32: complex64,
                 float64: complex128}.get(self, self)
 
 
@@ -64,11 +64,16 @@ float16 = dtype("float16", np.float16, _FLOAT, ("half",))
 bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT)
 float32 = dtype("float32", np.float32, _FLOAT, ("float",))
 float64 = dtype("float64", np.float64, _FLOAT, ("double",))
+# complex32 (torch's ComplexHalf): NumPy has no such type, so its elements are a (real, imag) pair of
+# float16s: 4 bytes as in torch, and the float16 storage views (view_as_real) are torch's too.
+# Arithmetic decodes to complex64 and rounds back per component (ember/_dtype_complex32.py).
+CHALF_NP = np.dtype([("real", np.float16), ("imag", np.float16)])
+complex32 = dtype("complex32", CHALF_NP, _COMPLEX, ("chalf",))
 complex64 = dtype("complex64", np.complex64, _COMPLEX, ("cfloat",))
 complex128 = dtype("complex128", np.complex128, _COMPLEX, ("cdouble",))
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-              complex64, complex128)
+              complex64, complex128, complex32)
 ALIASES = {a: d for d in ALL_DTYPES for a in d._aliases}
 # quantized dtypes: the stored integer type of a quantized tensor (ember/_quantized); never promoted
 qint8 = dtype("qint8", np.int8, _QUANTIZED)
@@ -106,8 +111,8 @@ def _promote(a: dtype, b: dtype) -> dtype:
         return a
     if a.category != b.category:
         lo, hi = (a, b) if a.category < b.category else (b, a)
-        if hi.is_complex and lo.is_floating_point:
-            return hi if lo.itemsize * 2 <= hi.itemsize else complex128
+        if hi.is_complex and lo.is_floating_point:  # the complex type of the wider real part
+            return _promote(hi.to_real(), lo).to_complex()
         return hi
     if a.category == _INT:
         if uint8 in (a, b):
@@ -135,7 +140,8 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
 
 
 def _TITLE(d: dtype) -> str:
-    return {"uint64": "UInt64", "bfloat16": "BFloat16", "bool": "Bool"}.get(
+    return {"uint64": "UInt64", "bfloat16": "BFloat16", "bool": "Bool", "complex32": "ComplexHalf",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(
         d.name, d.name.capitalize() if not d._aliases else d._aliases[-1].capitalize())
 
 
@@ -155,7 +161,7 @@ def set_default_dtype(d: dtype) -> None:
 
 
 def default_complex() -> dtype:
-    return complex128 if _state["default"] is float64 else complex64
+    return _state["default"].to_complex()  # float16's is complex32, bfloat16's complex64
 
 
 def scalar_dtype(value) -> dtype:

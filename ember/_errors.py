@@ -10,7 +10,8 @@ __all__ = ["fmt_shape", "dtype_title", "op_error"]
 
 _TITLES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+           "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+           "complex32": "ComplexHalf"}
 
 
 def fmt_shape(shape) -> str:

@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from . import _dtype as D
+from ._dtype_complex32 import encode as _chalf_encode
 from ._device import CPU, META, device as Device
 from ._creation import empty_strided, from_numpy, tensor
 from ._dispatch import MODES as _MODES, dispatch, set_tensor_class, wrap, wrap_meta
@@ -336,6 +337,9 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
     def bool(self, memory_format=None):
         return self.to(D.bool)
 
+    def chalf(self, memory_format=None):
+        return self.to(D.complex32)
+
     def cfloat(self, memory_format=None):
         return self.to(D.complex64)
 
@@ -425,11 +429,12 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
                                    f"{value.dim()} dimensions.")
             return self.copy_(value)
         if WRITE_HOOKS:  # tracing observes writes that go through copy_ (a cpu scalar: meta has no data)
-            return self.copy_(wrap(np.array(value, dtype=self._dtype.np), self._dtype))
+            return self.copy_(wrap(np.array(value, dtype=self._dtype.np) if self._dtype is not D.complex32
+                                   else _chalf_encode(value), self._dtype))
         if self._requires_grad:
             return self.copy_(self.new_full((), value))
         if self._data is not None:
-            self._data[...] = value
+            self._data[...] = value if self._dtype is not D.complex32 else _chalf_encode(value)
         self._version_cell().value += 1
         return self
 
@@ -456,7 +461,7 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
         t = self._new_like(np.empty, size_args((size,)), dtype, device, requires_grad, fill_value)
         if t._data is not None:
-            t._data[...] = fill_value
+            t._data[...] = fill_value if t._dtype is not D.complex32 else _chalf_encode(fill_value)
         return t
 
     def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
@@ -478,6 +483,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
                 dispatch(_CR.full, size=tuple(size), fill_value=value, dtype=dt, device=dev)
         else:
             t = wrap(fill(size, dt.np), dt) if dev is CPU else wrap_meta(size, dt)
+            if fill is np.ones and dt is D.complex32:  # ones of (real, imag) pairs is 1+1j: make it 1
+                t._data["imag"] = 0
         if requires_grad:
             t.requires_grad_()
         return t
@@ -598,6 +605,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         if self._data is None:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        if self._dtype is D.complex32:  # (real, imag) float16 pairs
+            return self.cfloat().item()
         v = self._data.reshape(()).item() if self._data.ndim else self._data.item()
         if self._dtype in (D.float16, D.bfloat16):
             v = float(v)
@@ -608,6 +617,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         if self._dtype in (D.float16, D.bfloat16):
             return self._data.astype(np.float32).tolist()
+        if self._dtype is D.complex32:
+            return self.cfloat().tolist()
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -617,6 +628,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._dtype is D.complex32:
+            raise TypeError("Got unsupported ScalarType ComplexHalf")
         return self._data
 
     def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
@@ -768,7 +781,7 @@ contiguous_format = "contiguous"
 _TYPE_NAMES = {D.float32: "FloatTensor", D.float64: "DoubleTensor", D.float16: "HalfTensor",
                D.bfloat16: "BFloat16Tensor", D.int64: "LongTensor", D.int32: "IntTensor",
                D.int16: "ShortTensor", D.int8: "CharTensor", D.uint8: "ByteTensor",
-               D.bool: "BoolTensor", D.complex64: "ComplexFloatTensor",
+               D.bool: "BoolTensor", D.complex64: "ComplexFloatTensor", D.complex32: "ComplexHalfTensor",
                D.complex128: "ComplexDoubleTensor"}
 _TYPE_NAMES_INV = {v: k for k, v in _TYPE_NAMES.items()}
 

@@ -141,6 +141,14 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return t
 
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype,
+                       metadata=None):
+    """torch's rebuild for dtypes pickled with an untyped storage (complex32): saved under torch's
+    name, loaded by ``_serialization._names``'s checked version."""
+    return _rebuild_tensor_v2(TypedStorage(storage._untyped_storage, dtype), storage_offset, size,
+                              stride, requires_grad)
+
+
 def _rebuild_tensor(storage, storage_offset, size, stride):
     return tensor_over_storage(storage, storage_offset, size, stride)
 
@@ -171,9 +179,12 @@ def reduce_tensor(t, plain: bool):
     if state.get("_is_buffer"):
         for k in _MARKER_ATTRS:
             state.pop(k, None)
+    rebuild = _rebuild_tensor_v2
+    if t.dtype is D.complex32:  # torch >= 2 writes dtypes without a typed storage class this way
+        rebuild, args = _rebuild_tensor_v3, args + (t.dtype,)
     if plain and not state:
-        return (_rebuild_tensor_v2, args)
-    return (_rebuild_from_type_v2, (_rebuild_tensor_v2, type(t), args, state or None))
+        return (rebuild, args)
+    return (_rebuild_from_type_v2, (rebuild, type(t), args, state or None))
 
 
 def setstate_tensor(t, state):

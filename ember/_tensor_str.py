@@ -196,6 +196,10 @@ def _printable(arr: np.ndarray) -> np.ndarray:
     # float16/bfloat16 values print through float32 (exact), as torch's tolist does via double
     if arr.dtype == np.float16 or arr.dtype == D.bfloat16.np:
         return arr.astype(np.float32)
+    if arr.dtype == D.CHALF_NP:  # complex32's float16 pairs print through complex64 (exact)
+        out = np.empty(arr.shape, np.complex64)
+        out.real, out.imag = arr["real"], arr["imag"]
+        return out
     return arr
 
 

@@ -56,6 +56,8 @@ from ._serialization._names import (
 from ._serialization._zipwrite import ZipWriter, crc_async
 from ._storage import UntypedStorage
 from ._tensor_pickle import TypedStorage
+from ._dtype import complex32 as _complex32
+from ._serialization._names import UntypedStorage as _UntypedStorageType
 
 __all__ = [
     "DEFAULT_PROTOCOL",
@@ -97,7 +99,10 @@ class _Pickler(pickle.Pickler):
                 raise RuntimeError("Cannot save multiple tensors or storages that view the same data "
                                    "as different types")
             loc = "meta" if st._bytes is None else "cpu"
-            pid = ("storage", STORAGE_TYPES[dt], rec[0], loc, st.nbytes() // dt.itemsize)
+            if dt is _complex32:  # no typed storage class: torch names the untyped one, in bytes
+                pid = ("storage", _UntypedStorageType, rec[0], loc, st.nbytes())
+            else:
+                pid = ("storage", STORAGE_TYPES[dt], rec[0], loc, st.nbytes() // dt.itemsize)
             return pid + (None,) if self.legacy else pid
         return None
 

@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import complex32
+from .._dtype_complex32 import encode
 from ._registry import TensorMeta, primitive
 
 
 @primitive("full", kind="creation")
 def full(*, size, fill_value, dtype, device=None):
+    if dtype is complex32:  # (real, imag) float16 pairs: fill from the rounded value
+        return np.full(size, encode(fill_value), dtype.np)
     return np.full(size, fill_value, dtype.np)
 
 

@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype as D
+from .. import _dtype_complex32 as C32
 from ._registry import SlowPath, primitive
 from .pointwise_backward import sigmoid_backward, tanh_backward, threshold_backward
 from ._special import special as _sp
@@ -763,6 +765,8 @@ def bitwise_not(a):
 @primitive("to_dtype", kind="other", node_name="ToCopyBackward0")
 def to_dtype(a, *, dtype, copy=True):
     # float16/bfloat16 arrive already as float32 when the source is low precision
+    if dtype is D.complex32 or a.dtype == D.CHALF_NP:
+        return C32.cast(a, dtype.np)
     return a.astype(dtype.np, copy=True)
 
 

@@ -308,10 +308,10 @@ complex.derivative(lambda grad: (grad.real, grad.imag))
 
 @primitive("view_as_real", kind="view")
 def view_as_real(a):
-    if a.dtype.kind != "c":
+    if a.dtype.kind != "c" and a.dtype != D.CHALF_NP:
         raise TypeError
     half = a.itemsize // 2
-    r = a.real  # same strides, float dtype, a view
+    r = a.real if a.dtype != D.CHALF_NP else a["real"]  # same strides, float dtype, a view
     return np.lib.stride_tricks.as_strided(r, a.shape + (2,), r.strides + (half,))
 
 
@@ -346,14 +346,14 @@ def _as_complex_check(shape, strides, dtype):
 def view_as_complex(a):
     isz = a.itemsize
     _as_complex_check(a.shape, tuple(s // isz for s in a.strides), D.FROM_NP[a.dtype])
-    cdt = np.complex64 if a.dtype == np.float32 else np.complex128
+    cdt = np.complex64 if a.dtype == np.float32 else np.complex128 if a.dtype == np.float64 else D.CHALF_NP
     return a.view(cdt)[..., 0]  # the last axis is contiguous, so NumPy can reinterpret it
 
 
 @view_as_complex.meta
 def _(a):
     _as_complex_check(tuple(a.shape), tuple(a.stride()), a.dtype)
-    cdt = D.complex64 if a.dtype is D.float32 else D.complex128
+    cdt = D.complex64 if a.dtype is D.float32 else D.complex128 if a.dtype is D.float64 else D.complex32
     if a.storage_offset() % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return TensorMeta(tuple(a.shape[:-1]), cdt, tuple(s // 2 for s in a.stride()[:-1]),

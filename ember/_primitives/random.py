@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._dtype_complex32 import encode
 from .._errors import dtype_title
 from .._shape import broadcast_shapes
 from ._registry import SlowPath, TensorMeta, primitive
@@ -70,6 +71,9 @@ def _sampler(name, node_name, draw, *, kname, check=None, complex_ok=False, bad_
             check(**params)
         shape, npdt = _target(self, size, dtype)
         rng = generator._numpy_generator()
+        if npdt == D.CHALF_NP and complex_ok:  # complex32: complex64 draws rounded per component
+            r = draw(rng, tuple(shape) + (2,), np.dtype(np.float32), complex_part=True, **params)
+            return encode(np.ascontiguousarray(r).view(np.complex64).reshape(shape))
         if npdt.kind == "c" and complex_ok:
             part = np.float32 if npdt == np.complex64 else np.float64
             r = draw(rng, tuple(shape) + (2,), np.dtype(part), complex_part=True, **params)

@@ -159,6 +159,9 @@ def _extreme(name, ufunc, node_name=None):
 
     @kernel.meta
     def _(a, *, dim=None, keepdim=False):
+        if a.dtype.is_complex:  # torch names its kernel: "max_all", "max_values_cpu" (amax)
+            kname = {"amax": "max_values_cpu", "amin": "min_values_cpu"}.get(name, name)
+            raise NotImplementedError(f'"{kname}" not implemented for \'{dtype_title(a.dtype)}\'')
         _check_extreme(name.split("_")[0], a, dim, RuntimeError)
         return reduce_meta(a, dim, keepdim, a.dtype)
     return kernel

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._dtype_complex32 import cast
 from ._meta import same_meta
 from ._registry import SlowPath, TensorMeta, primitive
 
@@ -38,6 +39,8 @@ def copy(dst, src):
 def _(dst, src, *, out):
     # dst.copy_(src) outside autograd: one pass straight into dst's memory (np.copyto broadcasts and
     # handles overlapping src/dst) instead of materialising src and copying that
+    if (out.dtype == D.CHALF_NP) != (getattr(src, "dtype", None) == D.CHALF_NP):  # complex32 pairs
+        src = cast(np.asarray(src), out.dtype)
     np.copyto(out, src)
 
 
@@ -106,6 +109,8 @@ def cat(tensors, *, dim, sizes):
     keep = [a for a in tensors if not _skipped(a.shape)]
     if not keep:
         return np.empty((0,), dt)
+    if any(a.dtype != dt for a in keep) and (dt == D.CHALF_NP or any(a.dtype == D.CHALF_NP for a in keep)):
+        keep = [a if a.dtype == dt else cast(a, dt) for a in keep]  # complex32 pairs: NumPy cannot cast
     return np.concatenate(keep, axis=dim, dtype=dt, casting="unsafe")
 
 

@@ -105,6 +105,10 @@ _SPECIAL.update({
 })
 _TO_TORCH = {v: k for k, v in _SPECIAL.items()}
 _TO_TORCH[("ember._tensor_pickle", "TypedStorage")] = ("torch.storage", "TypedStorage")
+# complex32 (issue 22): torch pickles it as _rebuild_tensor_v3 over torch.storage.UntypedStorage
+_SPECIAL[("torch.storage", "UntypedStorage")] = (_HERE, "UntypedStorage")
+_TO_TORCH[(_HERE, "UntypedStorage")] = ("torch.storage", "UntypedStorage")
+_TO_TORCH[("ember._tensor_pickle", "_rebuild_tensor_v3")] = ("torch._utils", "_rebuild_tensor_v3")
 # legacy checkpoints written on a GPU name cuda storages; their dtype is what matters here
 _SPECIAL.update({("torch.cuda", st.__name__): (_HERE, st.__name__) for st in STORAGE_TYPES.values()})
 
@@ -160,7 +164,8 @@ def _allowed_by_default() -> dict:
           ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
           ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
           ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type_v2,
-          ("torch", "UntypedStorage"): UntypedStorage}
+          ("torch", "UntypedStorage"): UntypedStorage,
+          ("torch.storage", "UntypedStorage"): UntypedStorage}
     for d in D.ALL_DTYPES + D.QUANTIZED_DTYPES:
         rc[("torch", d.name)] = d
     from .._quantized import tensor as QT

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._dtype_complex32 import refuse
 from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
@@ -373,6 +374,8 @@ def masked_scatter(input, mask, source):
     >>> ember.zeros(3).masked_scatter(ember.tensor([True, False, True]), ember.tensor([1., 2.])).tolist()
     [1.0, 0.0, 2.0]
     """
+    if input.dtype is D.complex32:
+        raise refuse("masked_scatter")
     if mask.dtype is not D.bool:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{dtype_title(mask.dtype)}")

@@ -10,6 +10,7 @@ Example:
 from __future__ import annotations
 
 from .. import _dtype as D
+from .._dtype_complex32 import refuse
 from .._dispatch import dispatch, result_dtype
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
@@ -249,6 +250,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 @public
 def equal(input, other):
     """True when both tensors have the same shape and elements."""
+    if input.dtype is D.complex32:
+        raise refuse("equal")
     if tuple(input.shape) != tuple(other.shape):
         return False
     return bool((input == other).all())

@@ -106,6 +106,8 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
         raise TypeError(f"randint(): argument 'size' (position {len(args) + 1}) must be tuple of ints, "
                         f"not {type(size).__name__}")
     low, high = _low_high(args, kw, "randint")
+    if dtype is D.complex32:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     return _create(R.random_from_to, size_args((size,), "randint"), out,
                    as_dtype(dtype) or D.int64, device, requires_grad, low=low, high=high,
                    generator=_gen(generator))

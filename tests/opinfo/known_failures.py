@@ -10,8 +10,6 @@ KNOWN_FAILURES = {
                            "database's gradcheck verifies): torch returns the window's gradient with zeros "
                            "around it instead of the gradient with the window zeroed; for out = "
                            "as_strided_scatter(x, src, (1,), (1,), 0) torch gives d out[0]/dx = e0, d out[1]/dx = 0"),
-    'chalf': ("needs a complex32 dtype (torch stores it as pairs of float16 and computes most ops in "
-              "complex64); ember has none yet, so Tensor.chalf is missing: not started"),
     'istft': ("values agree; samples 8-9 differ in the window's gradient only: there op_db's window shares "
               "storage with the complex window of sample 7 (it slices window.real), and torch.autograd.grad "
               "returns None for it while ember differentiates it; for a fresh window of the same values torch's "

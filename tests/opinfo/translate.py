@@ -166,9 +166,13 @@ class TensorConverter:
             if td.dtype == torch.bfloat16:  # NumPy knows bfloat16 through ml_dtypes only
                 import ml_dtypes
                 arr = flat.view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
+            elif td.dtype == torch.complex32:  # ember's complex32: the same float16 pairs
+                arr = flat.view(torch.int32).numpy().copy()
             else:
                 arr = flat.numpy().copy()
             self.bases[key] = ember.from_numpy(arr)
+            if td.dtype == torch.complex32:
+                self.bases[key] = self.bases[key].view(ember.complex32)
         base = self.bases[key]
         e = base.as_strided(tuple(td.shape), td.stride(), td.storage_offset()).detach()
         if self.grad and t.requires_grad:
@@ -300,6 +304,8 @@ def to_torch(obj):
             raise AssertionError("ember returned a meta tensor")
         if a.is_conj():
             a = a.resolve_conj()
+        if a.dtype is ember.complex32:  # float16 pairs: the same bits in torch
+            return to_torch(a.contiguous().view(ember.int32)).view(torch.complex32)
         arr = np.array(a.numpy(), copy=True)
         if arr.dtype.name == "bfloat16":  # ml_dtypes' bfloat16: through float32 (exact)
             return _from_numpy(arr.astype(np.float32)).to(torch.bfloat16)
