@@ -320,13 +320,36 @@ def _check_p(p):
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
+def bernoulli_mask(rng, shape, p):
+    """A bool array of ``shape``, each element True with probability ``p`` (``0 <= p <= 1``) drawn
+    from NumPy Generator ``rng``, reading one random byte per element (``random() < p`` reads eight
+    in float64; dropout masks are most of a transformer step's random draws): a byte below
+    ``floor(256 p)`` is True, one above False, and the ~1/256 that tie draw 64 more bits compared
+    with the rest of ``256 p``. Exact up to a resolution of ``2**-72`` in ``p``."""
+    if p >= 1:
+        return np.ones(shape, np.bool_)
+    if p <= 0:
+        return np.zeros(shape, np.bool_)
+    k = p * 256.0  # exact: a power-of-two scaling
+    hi = int(k)
+    u = np.frombuffer(rng.bytes(math.prod(shape)), np.uint8)
+    mask = u < hi
+    rest = k - hi  # in [0, 1), exact
+    if rest:
+        tie = np.flatnonzero(u == hi)
+        if tie.size:
+            bits = np.frombuffer(rng.bytes(8 * tie.size), np.uint64)
+            mask[tie] = bits < int(rest * 18446744073709551616.0)  # rest * 2**64 < 2**64
+    return mask.reshape(shape)
+
+
 @primitive("bernoulli_scalar", kind="random", node_name="BernoulliBackward2")
 def bernoulli_scalar(self, *, p=0.5, generator):
     """``x.bernoulli_(p)`` / ``bernoulli(x, p)``: ``x``'s shape and dtype, 1 with probability ``p``."""
     _check_p(p)
     if self.dtype.kind == "c":
         raise TypeError("bernoulli")
-    return (generator._numpy_generator().random(self.shape) < p).astype(self.dtype)
+    return bernoulli_mask(generator._numpy_generator(), self.shape, p).astype(self.dtype)
 
 
 @bernoulli_scalar.meta
