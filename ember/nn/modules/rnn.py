@@ -41,10 +41,13 @@ def _apply_permutation(tensor, permutation, dim: int = 1):
 
 # ------------------------------------------------------------------------------ recurrences
 def _whole_layer(x, w) -> bool:
-    """Whether a layer runs as one ``lstm_layer`` op: float32/float64 cpu data and no dispatch mode
-    (graph capture and meta tracing see the per-step ops, which have aten names)."""
-    return not MODES.stack and x._data is not None and x._dtype in _LAYER_DTYPES \
-        and w._dtype is x._dtype
+    """Whether a layer runs as one ``lstm_layer`` op: float32/float64 cpu data, and no graph capture
+    (``aten_graph`` modes: their graphs hold aten ops, as for ``F.cross_entropy``'s fused op) nor
+    autocast (which casts the per-step products) active. Meta tracing keeps the per-step ops too."""
+    if MODES.stack and any(getattr(m, "aten_graph", False) or getattr(m, "casts_whole_matmul", False)
+                           for m in MODES.stack):
+        return False
+    return x._data is not None and x._dtype in _LAYER_DTYPES and w._dtype is x._dtype
 
 
 def _lstm_step(xg, h, c, w_hh, w_hr, hidden):
