@@ -322,6 +322,8 @@ class RNNBase(Module):
             if self.batch_first:
                 input = input.transpose(0, 1)  # shape: (T, B, I)
         self.check_input(input, batch_sizes)
+        if batch_sizes is None and input.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         num_directions = 2 if self.bidirectional else 1
         expected = (self.num_layers * num_directions,
                     int(batch_sizes[0]) if batch_sizes is not None else input.size(1),
