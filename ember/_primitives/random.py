@@ -332,15 +332,23 @@ def bernoulli_mask(rng, shape, p):
         return np.zeros(shape, np.bool_)
     k = p * 256.0  # exact: a power-of-two scaling
     hi = int(k)
-    u = np.frombuffer(rng.bytes(math.prod(shape)), np.uint8)
+    n = math.prod(shape)
+    u = _whole_blocks(rng, n)
     mask = u < hi
     rest = k - hi  # in [0, 1), exact
     if rest:
         tie = np.flatnonzero(u == hi)
         if tie.size:
-            bits = np.frombuffer(rng.bytes(8 * tie.size), np.uint64)
+            bits = _whole_blocks(rng, 8 * tie.size).view(np.uint64)
             mask[tie] = bits < int(rest * 18446744073709551616.0)  # rest * 2**64 < 2**64
     return mask.reshape(shape)
+
+
+def _whole_blocks(rng, n):
+    """``n`` random bytes (uint8), drawn as whole 32-byte Philox blocks: a draw that starts on a
+    block boundary ends on one, so reading the generator's (seed, offset) state afterwards (which
+    drops a partly read block) does not change the stream (checkpoint replays dropout masks)."""
+    return np.frombuffer(rng.bytes(-(-n // 32) * 32), np.uint8)[:n]
 
 
 @primitive("bernoulli_scalar", kind="random", node_name="BernoulliBackward2")
