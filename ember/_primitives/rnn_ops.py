@@ -201,6 +201,11 @@ def lstm_layer(x, h0, c0, w_ih, w_hh, bias, *, reverse=False):
     OpenBLAS runs ~10-25% faster at these shapes than ``(B, 4H)``, and the cell's maths runs on
     transposed views of the gate-major buffers."""
     _layer_check(x, h0, c0, w_ih, w_hh, bias)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf/nan inputs propagate silently, as torch
+        return _layer_forward(x, h0, c0, w_ih, w_hh, bias, reverse)
+
+
+def _layer_forward(x, h0, c0, w_ih, w_hh, bias, reverse):
     t, b, _ = x.shape
     n = w_hh.shape[1]
     dt = x.dtype
@@ -311,8 +316,9 @@ def lstm_layer_backward(grad_out, grad_h_n, grad_c_n, grad_gates, grad_c_prev, x
     where ``needs`` is False) from its outputs' gradients; ``grad_gates``/``grad_c_prev`` may be
     None. Only reached without a graph of the backward: ``lstm_layer``'s derivative runs the same
     loop on Tensors when one is needed, so this op has no derivative of its own."""
-    res = _layer_grads(ARRAY_K, grad_out, grad_h_n, grad_c_n, grad_gates, grad_c_prev, x, h0, w_ih,
-                       w_hh, out, gates, c_prev, workspace, reverse, needs)
+    with np.errstate(invalid="ignore", over="ignore"):
+        res = _layer_grads(ARRAY_K, grad_out, grad_h_n, grad_c_n, grad_gates, grad_c_prev, x, h0,
+                           w_ih, w_hh, out, gates, c_prev, workspace, reverse, needs)
     return tuple(np.empty(0, x.dtype) if r is None else r for r in res)
 
 
