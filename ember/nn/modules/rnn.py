@@ -40,14 +40,16 @@ def _apply_permutation(tensor, permutation, dim: int = 1):
 
 
 # ------------------------------------------------------------------------------ recurrences
-def _whole_layer(x, w) -> bool:
+def _whole_layer(x, w, h0, c0) -> bool:
     """Whether a layer runs as one ``lstm_layer`` op: float32/float64 cpu data, and no graph capture
     (``aten_graph`` modes: their graphs hold aten ops, as for ``F.cross_entropy``'s fused op) nor
     autocast (which casts the per-step products) active. Meta tracing keeps the per-step ops too."""
     if MODES.stack and any(getattr(m, "aten_graph", False) or getattr(m, "casts_whole_matmul", False)
                            for m in MODES.stack):
         return False
-    return x._data is not None and x._dtype in _LAYER_DTYPES and w._dtype is x._dtype
+    dt = x._dtype
+    return x._data is not None and dt in _LAYER_DTYPES and w._dtype is dt and h0._dtype is dt \
+        and c0._dtype is dt  # anything else keeps the per-step ops and their errors
 
 
 def _lstm_step(xg, h, c, w_hh, w_hr, hidden):
@@ -258,7 +260,7 @@ class RNNBase(Module):
                 w_hr = getattr(self, f"weight_hr_l{layer}{suffix}") if self.proj_size > 0 else None
                 b_in = (b_ih + b_hh if fold_bias else b_ih) if b_ih is not None else None
                 if self.mode == "LSTM" and bs is None and w_hr is None and \
-                        _whole_layer(layer_in, w_ih):
+                        _whole_layer(layer_in, w_ih, h0, c0):
                     out, h, c = dispatch(R.lstm_layer, layer_in, h0[idx], c0[idx], w_ih, w_hh, b_in,
                                          reverse=direction == 1)[:3]
                     dir_outs.append(out)
