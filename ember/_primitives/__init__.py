@@ -16,7 +16,8 @@
     pointwise_math  lgamma digamma xlogy copysign gcd shifts frexp complex views ...
     sorting      sort topk kthvalue mode unique searchsorted bincount histc histogram
     scan         cummax cummin logcumsumexp
-    rnn_ops      fused LSTM/GRU cell pointwise steps (+ their backward), rnn_split_steps
+    rnn_ops      fused LSTM/GRU cell pointwise steps (+ their backward), lstm_layer (a whole layer),
+                 rnn_split_steps
 """
 from . import (creation, foreach, indexing, linalg, nn_ops, pointwise, random,  # noqa: F401
                reduction, shape_copy, view)  # registration happens on import

@@ -300,8 +300,10 @@ def matmul(a, b):
     if a.ndim == 0 or b.ndim == 0:
         raise SlowPath("matmul: 0-d")
     _no_bool(a, "bmm")
-    if a.ndim >= 3 and b.ndim <= 2 and a.flags.c_contiguous and a.size:
-        # one BLAS call on the folded (batch * m, k) matrix instead of one per batch
+    if a.ndim >= 3 and b.ndim <= 2 and a.size:
+        # one BLAS call on the folded (batch * m, k) matrix instead of one per batch (a strided
+        # ``a`` is copied by the reshape, as torch's matmul folds: a seq-first view of a batch-first
+        # input made 64 small GEMMs at 2.6x the time)
         k = a.shape[-1]
         if b.shape[0] != k:
             raise SlowPath("matmul: shapes")

@@ -324,13 +324,44 @@ def _check_p(p):
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
+def bernoulli_mask(rng, shape, p):
+    """A bool array of ``shape``, each element True with probability ``p`` (``0 <= p <= 1``) drawn
+    from NumPy Generator ``rng``, reading one random byte per element (``random() < p`` reads eight
+    in float64; dropout masks are most of a transformer step's random draws): a byte below
+    ``floor(256 p)`` is True, one above False, and the ~1/256 that tie draw 64 more bits compared
+    with the rest of ``256 p``. Exact up to a resolution of ``2**-72`` in ``p``."""
+    if p >= 1:
+        return np.ones(shape, np.bool_)
+    if p <= 0:
+        return np.zeros(shape, np.bool_)
+    k = p * 256.0  # exact: a power-of-two scaling
+    hi = int(k)
+    n = math.prod(shape)
+    u = _whole_blocks(rng, n)
+    mask = u < hi
+    rest = k - hi  # in [0, 1), exact
+    if rest:
+        tie = np.flatnonzero(u == hi)
+        if tie.size:
+            bits = _whole_blocks(rng, 8 * tie.size).view(np.uint64)
+            mask[tie] = bits < int(rest * 18446744073709551616.0)  # rest * 2**64 < 2**64
+    return mask.reshape(shape)
+
+
+def _whole_blocks(rng, n):
+    """``n`` random bytes (uint8), drawn as whole 32-byte Philox blocks: a draw that starts on a
+    block boundary ends on one, so reading the generator's (seed, offset) state afterwards (which
+    drops a partly read block) does not change the stream (checkpoint replays dropout masks)."""
+    return np.frombuffer(rng.bytes(-(-n // 32) * 32), np.uint8)[:n]
+
+
 @primitive("bernoulli_scalar", kind="random", node_name="BernoulliBackward2")
 def bernoulli_scalar(self, *, p=0.5, generator):
     """``x.bernoulli_(p)`` / ``bernoulli(x, p)``: ``x``'s shape and dtype, 1 with probability ``p``."""
     _check_p(p)
     if self.dtype.kind == "c":
         raise TypeError("bernoulli")
-    return (generator._numpy_generator().random(self.shape) < p).astype(self.dtype)
+    return bernoulli_mask(generator._numpy_generator(), self.shape, p).astype(self.dtype)
 
 
 @bernoulli_scalar.meta

@@ -19,6 +19,7 @@ from .._shape import broadcast_shapes
 from .._creation import empty_like, tensor as _tensor
 from .._dispatch import dispatch
 from .._tensor_methods.pointwise import where
+from .._tensor_methods.random import bernoulli
 from .._tensor_methods.reduction import vector_norm
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from .._primitives import nn_ops as NN
@@ -180,7 +181,9 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
         mask = input.new_zeros(input.shape)
     else:
         with no_grad():
-            mask = empty_like(input).bernoulli_(1 - p).div_(1 - p)
+            # out of place: the same draws as empty_like(input).bernoulli_(1 - p) without the
+            # copy into the empty tensor
+            mask = bernoulli(input, 1 - p).div_(1 - p)
     return input.mul_(mask) if inplace else input * mask
 
 

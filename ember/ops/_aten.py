@@ -69,6 +69,8 @@ PRIMITIVES_WITHOUT_ATEN = {
     "resample_dim_backward": "backward of resample_dim",
     "lstm_cell_pointwise": "fused LSTM cell step; aten's _thnn_fused_lstm_cell has another contract",
     "lstm_cell_pointwise_backward": "backward of lstm_cell_pointwise",
+    "lstm_layer": "one LSTM layer over a sequence (eager only; graph capture sees per-step ops)",
+    "lstm_layer_backward": "backward of lstm_layer",
     "gru_cell_pointwise": "fused GRU cell step; aten's _thnn_fused_gru_cell has another contract",
     "gru_cell_pointwise_backward": "backward of gru_cell_pointwise",
     "rnn_cat": "concatenation that records every piece's size (RNN steps)",

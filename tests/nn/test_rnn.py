@@ -154,3 +154,11 @@ def test_pad_and_pack_helpers_match_torch():
         ernn.pack_sequence(eseqs)
     with pytest.raises(ValueError, match="Expected total_length to be at least"):
         ernn.pad_packed_sequence(ep, total_length=3)
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+def test_empty_sequence_raises_like_torch(cls):
+    for lib in (torch, ember):
+        m = getattr(lib.nn, cls)(3, 4, batch_first=True)
+        with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0"):
+            m(lib.zeros(2, 0, 3))

@@ -184,3 +184,96 @@ def test_cell_modules_double_backward_match_torch(cls):
         res[lib.__name__] = [_np(v).copy() for v in (g, *gw)]
     for a, b in zip(res["ember"], res["torch"]):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------ lstm_layer
+def _lstm_module_pair(kw, dtype):
+    """An ember and a torch ``LSTM(3, 4, **kw)`` with the same weights, in ``dtype``."""
+    torch.manual_seed(0)
+    tm = torch.nn.LSTM(3, 4, **kw).to(getattr(torch, dtype))
+    em = ember.nn.LSTM(3, 4, **kw).to(getattr(ember, dtype))
+    em.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    return em, tm
+
+
+@pytest.mark.parametrize("kw", [dict(num_layers=2, bidirectional=True, batch_first=True),
+                                dict(bias=False), dict(bidirectional=True)],
+                         ids=["2-layer-bidir", "no-bias", "bidir"])
+def test_whole_layer_lstm_matches_torch_to_second_order(kw):
+    # nn.LSTM runs one lstm_layer op per layer and direction; first and second derivatives of
+    # every input, state and weight equal torch's
+    em, tm = _lstm_module_pair(kw, "float64")
+    d = 2 if kw.get("bidirectional") else 1
+    n = kw.get("num_layers", 1) * d
+    x = _arr(2, 5, 3) if kw.get("batch_first") else _arr(5, 2, 3)
+    h0, c0 = _arr(n, 2, 4), _arr(n, 2, 4)
+    res = {}
+    for lib, m in ((ember, em), (torch, tm)):
+        ins = [lib.tensor(a, requires_grad=True) for a in (x, h0, c0)]
+        out, (h, c) = m(ins[0], (ins[1], ins[2]))
+        loss = (out * out).sum() + (h * 3).sum() + (c * c).sum()
+        params = list(m.parameters())
+        g = lib.autograd.grad(loss, ins + params, create_graph=True)
+        gg = lib.autograd.grad(sum((v * v).sum() for v in g), ins + params)
+        res[lib.__name__] = [_np(v).copy() for v in (out, h, c, *g, *gg)]
+    for a, b in zip(res["ember"], res["torch"]):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+
+
+def test_whole_layer_lstm_float32_step_and_fallbacks():
+    # float32 (the fused path) against torch; packed input and proj_size keep the per-step path
+    em, tm = _lstm_module_pair(dict(num_layers=2), "float32")
+    x = _arr(6, 3, 3).astype(np.float32)
+    eo, (eh, ec) = em(ember.tensor(x))
+    to, (th, tc) = tm(torch.tensor(x))
+    for a, b in ((eo, to), (eh, th), (ec, tc)):
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-5, atol=1e-6)
+    assert eo.is_contiguous() and eh.is_contiguous()
+    assert type(eo.grad_fn).__name__ == "LstmLayerBackward0"  # one node for the whole layer
+
+
+def _layer_inputs(t=4, b=2, i=3, n=2, bias=True):
+    arrays = [_arr(t, b, i), _arr(b, n), _arr(b, n), _arr(4 * n, i), _arr(4 * n, n)]
+    if bias:
+        arrays.append(_arr(4 * n))
+    return [ember.tensor(a, requires_grad=True) for a in arrays]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("t", [1, 3])
+def test_lstm_layer_gradcheck_and_gradgradcheck(reverse, t):
+    ins = _layer_inputs(t=t)
+
+    def f(*a):
+        return dispatch(R.lstm_layer, *a, reverse=reverse)[:3]
+    assert ember.autograd.gradcheck(f, ins)
+    assert ember.autograd.gradgradcheck(f, ins)
+
+
+def test_lstm_layer_fused_backward_equals_its_composite():
+    # the backward loop is one definition run on arrays (lstm_layer_backward's kernel) or on
+    # Tensors (create_graph): both give the same first-order gradients
+    ins = _layer_inputs(t=5, b=3, i=4, n=3)
+    out, h, c = dispatch(R.lstm_layer, *ins)[:3]
+    loss = (out * out).sum() + h.sum() + (c * 2).sum()
+    fused = ember.autograd.grad(loss, ins, retain_graph=True)
+    composite = ember.autograd.grad(loss, ins, create_graph=True)
+    for a, b in zip(fused, composite):
+        np.testing.assert_allclose(a.numpy(), _np(b), rtol=1e-12, atol=1e-13)
+
+
+def test_lstm_layer_meta_shapes_and_errors():
+    ins = _layer_inputs(t=4, b=2, i=3, n=2)
+    meta = dispatch(R.lstm_layer, *[a.detach().to("meta") for a in ins])
+    real = dispatch(R.lstm_layer, *[a.detach() for a in ins])
+    assert [tuple(m.shape) for m in meta] == [tuple(r.shape) for r in real] == \
+        [(4, 2, 2), (2, 2), (2, 2), (4, 8, 2), (4, 2, 2), (4, 10, 2)]
+    bad = [a.detach() for a in ins]
+    bad[1] = ember.zeros(3, 2, dtype=ember.float64)
+    for args in (bad, [a.to("meta") for a in bad]):
+        with pytest.raises(RuntimeError, match="expected h0 of shape"):
+            dispatch(R.lstm_layer, *args)
+    bad = [a.detach() for a in ins]
+    bad[4] = bad[4].float()
+    with pytest.raises(RuntimeError, match="dtype"):
+        dispatch(R.lstm_layer, *bad)

@@ -19,7 +19,8 @@ import numbers
 import warnings
 
 from ..._creation import empty, zeros
-from ..._dispatch import dispatch
+from ... import _dtype as _D
+from ..._dispatch import MODES, dispatch
 from ..._tensor_methods.shape_copy import cat, stack
 from ..._primitives import rnn_ops as R
 from .. import functional as F
@@ -30,6 +31,7 @@ from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
+_LAYER_DTYPES = (_D.float32, _D.float64)
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
@@ -38,6 +40,18 @@ def _apply_permutation(tensor, permutation, dim: int = 1):
 
 
 # ------------------------------------------------------------------------------ recurrences
+def _whole_layer(x, w, h0, c0) -> bool:
+    """Whether a layer runs as one ``lstm_layer`` op: float32/float64 cpu data, and no graph capture
+    (``aten_graph`` modes: their graphs hold aten ops, as for ``F.cross_entropy``'s fused op) nor
+    autocast (which casts the per-step products) active. Meta tracing keeps the per-step ops too."""
+    if MODES.stack and any(getattr(m, "aten_graph", False) or getattr(m, "casts_whole_matmul", False)
+                           for m in MODES.stack):
+        return False
+    dt = x._dtype
+    return x._data is not None and dt in _LAYER_DTYPES and w._dtype is dt and h0._dtype is dt \
+        and c0._dtype is dt  # anything else keeps the per-step ops and their errors
+
+
 def _lstm_step(xg, h, c, w_hh, w_hr, hidden):
     gates = xg.addmm(h, w_hh.t())  # shape: (B, 4H); both biases are folded into xg
     # one fused kernel for the gate maths; its backward fills one (B, 4H) gradient buffer
@@ -245,6 +259,14 @@ class RNNBase(Module):
                 b_hh = getattr(self, f"bias_hh_l{layer}{suffix}", None) if self.bias else None
                 w_hr = getattr(self, f"weight_hr_l{layer}{suffix}") if self.proj_size > 0 else None
                 b_in = (b_ih + b_hh if fold_bias else b_ih) if b_ih is not None else None
+                if self.mode == "LSTM" and bs is None and w_hr is None and \
+                        _whole_layer(layer_in, w_ih, h0, c0):
+                    out, h, c = dispatch(R.lstm_layer, layer_in, h0[idx], c0[idx], w_ih, w_hh, b_in,
+                                         reverse=direction == 1)[:3]
+                    dir_outs.append(out)
+                    h_out.append(h)
+                    c_out.append(c)
+                    continue
                 flat = layer_in.reshape(-1, layer_in.shape[-1])
                 proj = F.linear(flat, w_ih, b_in)  # shape: (T * B, G) or (N, G)
                 # per-step pieces whose backward is one concatenation (unbind/split would fill a
@@ -302,6 +324,8 @@ class RNNBase(Module):
             if self.batch_first:
                 input = input.transpose(0, 1)  # shape: (T, B, I)
         self.check_input(input, batch_sizes)
+        if batch_sizes is None and input.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         num_directions = 2 if self.bidirectional else 1
         expected = (self.num_layers * num_directions,
                     int(batch_sizes[0]) if batch_sizes is not None else input.size(1),

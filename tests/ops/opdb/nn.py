@@ -326,6 +326,20 @@ def _rnn(kind):
     return fn
 
 
+def _lstm_cell(lib, x, w_ih, w_hh, b_ih, b_hh):
+    """``nn.LSTMCell(3, 4)`` with its weights as arguments: the cell primitives (nn.LSTM runs
+    one whole-layer op instead)."""
+    m = lib.nn.LSTMCell(3, 4)
+    params = {"weight_ih": w_ih, "weight_hh": w_hh, "bias_ih": b_ih, "bias_hh": b_hh}
+    return lib.func.functional_call(m, params, (x,))
+
+
+def _lstm_cell_samples(dt):
+    w = (arr((16, 3), dt, -0.5, 0.5), arr((16, 4), dt, -0.5, 0.5), arr((16,), dt, -0.5, 0.5),
+         arr((16,), dt, -0.5, 0.5))
+    return [Sample((arr((2, 3), dt),) + w, name="batch 2")]
+
+
 def _rnn_samples(gates):
     def samples(dt):
         w = (arr((gates * 4, 3), dt, -0.5, 0.5), arr((gates * 4, 4), dt, -0.5, 0.5),
@@ -421,4 +435,5 @@ OPS = [
            notes="a module call: the meta device does not carry nn.GRU's fused cell path"),
     OpInfo("nn.LSTM", _rnn("LSTM"), _rnn_samples(4), atol=1e-5, rtol=1e-5, skip_checks=("meta",),
            notes="a module call: the meta device does not carry nn.LSTM's fused cell path"),
+    OpInfo("nn.LSTMCell", _lstm_cell, _lstm_cell_samples, atol=1e-5, rtol=1e-5),
 ]
