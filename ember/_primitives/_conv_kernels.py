@@ -33,6 +33,18 @@ CACHE_BYTES = 0
 SAMPLE_MAJOR_CK = 320  # C*K up to this: per-sample GEMMs on (C*K, L) columns (measured faster)
 WIDE_WEIGHT_CK = 64  # ... except the weight gradient at stride 1 from C*K = 64 on: one GEMM on wide rows
 SHORT_ROW = 16  # sample-major forward at stride 1: wide rows when output rows are shorter (measured)
+WINOGRAD_CHANNELS = 32  # stride-1 3x3 with at least this many input and output channels: Winograd
+
+
+def _winograd(x, w_shape, stride, padding, dilation, c, o):
+    """The Winograd module when it takes this convolution (float32/64, big enough channel counts)."""
+    if min(c, o) < WINOGRAD_CHANNELS or x.dtype not in _FLOATS or x.shape[0] == 0:
+        return None
+    from . import _conv_winograd as W  # Numba: imported on first use
+    return W if W.fits(x.shape, w_shape, stride, padding, dilation) else None
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _zeros(shape, dtype):
@@ -245,6 +257,10 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
             return y.reshape((n, o) + osz)
         out[...] = y.reshape(out.shape)
         return out
+    W = _winograd(x, w.shape, stride, padding, dilation, c, o)
+    if W is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
+        if W.forward(x, w, b, padding, out=res) is not None:
+            return res
     ck = c * prod(k)
     ones = b is not None
     wb = np.concatenate([w2, b.reshape(o, 1).astype(w.dtype)], 1) if ones else w2
@@ -316,6 +332,11 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
         for i in range(1, n):
             acc += np.matmul(g3[i], x[i].reshape(c, L).T)
         return acc.reshape(weight_size)
+    W = _winograd(x, weight_size, stride, padding, dilation, c, o)
+    if W is not None and g.dtype == x.dtype:
+        gw = W.weight_grad(x, g, padding)
+        if gw is not None:
+            return gw
     cols = _recall(x, (k, stride, padding, dilation))
     # wide rows multiply the output gradient's zeros between rows by input values there: exact
     # only for a finite input (0 * inf is nan where torch computes nothing)
@@ -373,6 +394,14 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
     if _pointwise(k, stride, padding) and insz == size:
         res[...] = np.matmul(wt, x3).reshape((n, cout) + size)
         return res
+    W = _winograd(x, (cout, cin) + k, stride, padding, dilation, cin, cout)
+    if W is not None and w.dtype == x.dtype and max(padding) <= 2:
+        # stride 1: the adjoint is a correlation with the flipped kernel, in/out swapped, padding 2 - p
+        wf = w.swapaxes(0, 1)[:, :, ::-1, ::-1]
+        pad = tuple(2 - p for p in padding)
+        if tuple(s + 2 * q - 2 for s, q in zip(insz, pad)) == size:
+            if W.forward(x, wf, None, pad, out=res) is not None:
+                return res
     ck = cout * prod(k)
     full = (slice(None),)
     if _wide_ok(stride, size, k, padding, dilation, insz) and _finite(w):  # (see conv_weight)
