@@ -1,0 +1,60 @@
+"""Direct stride-1 convolution loops (few input channels, 3-wide kernels) against torch: forward,
+weight and input gradients with padding, dilation, output channels not a multiple of 4, float64
+and a non-finite input (the weight gradient then takes im2col)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember._primitives import _conv_direct
+
+CASES = [
+    ((3, 3, 9, 8), (16, 3, 3, 3), dict(padding=1)),
+    ((2, 1, 7, 10), (5, 1, 3, 3), dict(padding=0)),
+    ((2, 4, 8, 9), (6, 4, 2, 3), dict(padding=(2, 1), dilation=(2, 1))),
+    ((1, 2, 6, 11), (3, 2, 3, 3), dict(padding=(0, 2), dilation=2)),
+]
+
+
+def _run(lib, x, w, b, kw, g):
+    x = lib.tensor(x, requires_grad=True)
+    w = lib.tensor(w, requires_grad=True)
+    b = lib.tensor(b, requires_grad=True)
+    lib.nn.functional.conv2d(x, w, b, **kw).backward(lib.tensor(g))
+    return [lib.nn.functional.conv2d(x, w, b, **kw).detach()] + [v.grad for v in (x, w, b)]
+
+
+def _compare(xs, ws, kw, dtype, x=None):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(xs).astype(dtype) if x is None else x
+    w = rng.standard_normal(ws).astype(dtype)
+    b = rng.standard_normal(ws[:1]).astype(dtype)
+    g = rng.standard_normal(tuple(torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), **kw)
+                                  .shape)).astype(dtype)
+    for e, t in zip(_run(ember, x, w, b, kw, g), _run(torch, x, w, b, kw, g)):
+        torch.testing.assert_close(torch.from_numpy(e.numpy()), t, equal_nan=True)
+
+
+def test_direct_runs_for_few_channels(monkeypatch):
+    calls = []
+    for name in ("forward", "weight_grad"):
+        real = getattr(_conv_direct, name)
+        monkeypatch.setattr(_conv_direct, name, lambda *a, real=real, **k: calls.append(1) or real(*a, **k))
+    x = ember.randn(2, 3, 6, 6)
+    w = ember.randn(4, 3, 3, 3, requires_grad=True)
+    ember.nn.functional.conv2d(x, w, padding=1).sum().backward()
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("xs,ws,kw", CASES)
+def test_direct_matches_torch(xs, ws, kw):
+    _compare(xs, ws, kw, np.float32)
+    _compare(xs, ws, kw, np.float64)
+
+
+def test_direct_weight_grad_with_inf_input():
+    x = np.random.default_rng(1).standard_normal((2, 3, 7, 7)).astype(np.float32)
+    x[1, 2, 3, 6] = np.inf
+    _compare((2, 3, 7, 7), (4, 3, 3, 3), {}, np.float32, x=x)
