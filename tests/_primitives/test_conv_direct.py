@@ -58,3 +58,22 @@ def test_direct_weight_grad_with_inf_input():
     x = np.random.default_rng(1).standard_normal((2, 3, 7, 7)).astype(np.float32)
     x[1, 2, 3, 6] = np.inf
     _compare((2, 3, 7, 7), (4, 3, 3, 3), {}, np.float32, x=x)
+
+
+@pytest.mark.parametrize("xs,ws,kw", [
+    ((2, 4, 9, 8), (4, 1, 3, 3), dict(padding=1, groups=4)),
+    ((2, 3, 8, 11), (6, 1, 3, 3), dict(padding=(0, 2), dilation=(1, 2), groups=3)),  # 2 per group
+    ((1, 2, 7, 7), (2, 1, 2, 3), dict(padding=(1, 2), groups=2)),
+])
+def test_depthwise_kernel_rows_match_torch(xs, ws, kw):
+    # depthwise loops take a 3-wide kernel row per pass (forward, weight grad, gathered input grad)
+    _compare(xs, ws, kw, np.float32)
+    _compare(xs, ws, kw, np.float64)
+
+
+def test_depthwise_transposed_kernel_rows():
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal((2, 4, 6, 7)).astype(np.float32), rng.standard_normal((4, 1, 3, 3)).astype(np.float32)
+    res = [lib.nn.functional.conv_transpose2d(lib.tensor(x), lib.tensor(w), padding=1, groups=4)
+           for lib in (ember, torch)]
+    torch.testing.assert_close(torch.from_numpy(res[0].numpy()), res[1])
