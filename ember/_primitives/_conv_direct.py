@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["forward", "weight_grad"]
+__all__ = ["forward", "weight_grad", "col2im"]
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"})
@@ -220,3 +220,49 @@ def weight_grad(x, g, weight_size, padding, dilation):
                    _planes(x.shape[1], x.shape[2:], padding, x.dtype), gw, x.dtype.type(0), out):
         return None
     return out[:weight_size[0]].astype(x.dtype)
+
+
+
+# ------------------------------------------------------------------ col2im (any stride)
+@njit(cache=True, nogil=True)
+def _valid(out_len, in_len, stride, pad, offset):  # pragma: no cover - compiled
+    """Window indices o in [first, last) with 0 <= o * stride - pad + offset < in_len."""
+    lo = pad - offset
+    first = 0 if lo <= 0 else (lo + stride - 1) // stride
+    hi = in_len - 1 + pad - offset
+    last = hi // stride + 1 if hi >= 0 else 0
+    first = min(first, out_len)
+    return first, max(first, min(out_len, last))
+
+
+@njit(cache=True, nogil=True)
+def _col2im(cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, sn, sr, out):  # pragma: no cover - compiled
+    h, wd = out.shape[2], out.shape[3]
+    for n in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            plane = out[n, c]
+            for y in range(h):
+                for i in range(wd):
+                    plane[y, i] = 0
+            for a in range(kh):
+                y0, y1 = _valid(oh, h, sh, ph, a * dh)
+                for b in range(kw):
+                    x0, x1 = _valid(ow, wd, sw, pw, b * dw)
+                    base = n * sn + ((c * kh + a) * kw + b) * sr
+                    off = b * dw - pw
+                    for oy in range(y0, y1):
+                        row = plane[oy * sh - ph + a * dh]
+                        src = cols[base + oy * ow:base + oy * ow + ow]
+                        for ox in range(x0, x1):
+                            row[ox * sw + off] += src[ox]
+
+
+def col2im(cols, k, stride, padding, dilation, grid, out):
+    """``out (nb, C, H, W)``: each column of the channel-major ``cols (C * kh * kw, nb * OH * OW)``
+    added back at its window's place, taps in order (``grid`` = (OH, OW)); padding is never
+    materialised (each tap's valid window rows and columns are found first)."""
+    nb = out.shape[0]
+    L = grid[0] * grid[1]
+    _col2im(np.ascontiguousarray(cols).reshape(-1), k[0], k[1], stride[0], stride[1], padding[0],
+            padding[1], dilation[0], dilation[1], grid[0], grid[1], L, nb * L, out)
+    return out

@@ -77,3 +77,20 @@ def test_depthwise_transposed_kernel_rows():
     res = [lib.nn.functional.conv_transpose2d(lib.tensor(x), lib.tensor(w), padding=1, groups=4)
            for lib in (ember, torch)]
     torch.testing.assert_close(torch.from_numpy(res[0].numpy()), res[1])
+
+
+@pytest.mark.parametrize("xs,ws,kw", [
+    ((2, 5, 6, 7), (5, 3, 3, 3), dict(stride=2, padding=1, output_padding=1)),
+    ((1, 4, 5, 4), (4, 2, 2, 3), dict(stride=(3, 2), padding=(0, 2), dilation=(2, 1), output_padding=(1, 0))),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_strided_transposed_conv_col2im(xs, ws, kw, dtype):
+    # strided 2-d transposed convs add their columns back with Numba's col2im
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+    res = [lib.nn.functional.conv_transpose2d(lib.tensor(x), lib.tensor(w), **kw) for lib in (ember, torch)]
+    torch.testing.assert_close(torch.from_numpy(res[0].numpy()), res[1])
+
+
+def test_stride2_input_grad():
+    _compare((2, 6, 9, 8), (7, 6, 3, 3), dict(stride=2, padding=1), np.float32)
