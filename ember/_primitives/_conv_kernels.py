@@ -33,6 +33,7 @@ CACHE_BYTES = 0
 SAMPLE_MAJOR_CK = 320  # C*K up to this: per-sample GEMMs on (C*K, L) columns (measured faster)
 WIDE_WEIGHT_CK = 64  # ... except the weight gradient at stride 1 from C*K = 64 on: one GEMM on wide rows
 SHORT_ROW = 16  # sample-major forward at stride 1: wide rows when output rows are shorter (measured)
+STRIDED_WEIGHT_CK = 128  # ... and not wide: per-sample GEMMs below this C*K, one GEMM from it on
 WINOGRAD_CHANNELS = 32  # stride-1 3x3 with at least this many input and output channels: Winograd
 
 
@@ -365,7 +366,8 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
     # wide rows multiply the output gradient's zeros between rows by input values there: exact
     # only for a finite input (0 * inf is nan where torch computes nothing)
     wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz) and _finite(x)
-    if _sample_major(ck) and (cols is not None or not wide or ck < WIDE_WEIGHT_CK):
+    if _sample_major(ck) and (cols is not None or ck < WIDE_WEIGHT_CK
+                              or (not wide and ck < STRIDED_WEIGHT_CK)):
         nb = n if cols is not None else _block(n, ck * L * x.itemsize)
         acc = None
         for n0 in range(0, n, nb):
