@@ -161,6 +161,41 @@ def _weight(x, g, ph, pw, dh, dw, xpad, gw, zero, out):  # pragma: no cover - co
                         out[o + 3, c, a, 1] += t1
                         out[o + 3, c, a, 2] += t2
                         continue
+                    if kw == 5:  # 5 taps x 2 channels per pass: 10 sums from 7 loads
+                        r1 = r[dw:]
+                        r2 = r[2 * dw:]
+                        r3 = r[3 * dw:]
+                        r4 = r[4 * dw:]
+                        for h in range(0, 4, 2):
+                            e_ = gw[o + h]
+                            f_ = gw[o + h + 1]
+                            u0 = u1 = u2 = u3 = u4 = v0 = v1 = v2 = v3 = v4 = zero
+                            for p in range(span):
+                                x0, x1, x2, x3, x4 = r[p], r1[p], r2[p], r3[p], r4[p]
+                                e0, e1 = e_[p], f_[p]
+                                u0 += e0 * x0
+                                u1 += e0 * x1
+                                u2 += e0 * x2
+                                u3 += e0 * x3
+                                u4 += e0 * x4
+                                v0 += e1 * x0
+                                v1 += e1 * x1
+                                v2 += e1 * x2
+                                v3 += e1 * x3
+                                v4 += e1 * x4
+                            oa = out[o + h, c, a]
+                            ob = out[o + h + 1, c, a]
+                            oa[0] += u0
+                            oa[1] += u1
+                            oa[2] += u2
+                            oa[3] += u3
+                            oa[4] += u4
+                            ob[0] += v0
+                            ob[1] += v1
+                            ob[2] += v2
+                            ob[3] += v3
+                            ob[4] += v4
+                        continue
                     for bb in range(kw):
                         rb = r[bb * dw:]
                         s0 = s1 = s2 = s3 = zero

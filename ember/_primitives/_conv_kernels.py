@@ -49,10 +49,13 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 DIRECT_CHANNELS = 4  # stride-1 2-d convs with kernel width 3 and at most this many input channels
 
 
-def _direct(x, w_shape, stride, c):
+def _direct(x, w_shape, stride, c, weight_grad=False):
     """The direct-loop module when it takes this convolution (measured faster than im2col: few input
-    channels, 3-wide kernels, where the column buffer is mostly copying)."""
-    if (c > DIRECT_CHANNELS or len(w_shape) != 4 or w_shape[3] != 3 or any(s != 1 for s in stride)
+    channels, 3-wide kernels, where the column buffer is mostly copying; for the weight gradient also
+    5-wide kernels on up to 2 * DIRECT_CHANNELS channels, LeNet-5's)."""
+    widths = (3, 5) if weight_grad else (3,)
+    limit = 2 * DIRECT_CHANNELS if weight_grad else DIRECT_CHANNELS
+    if (c > limit or len(w_shape) != 4 or w_shape[3] not in widths or any(s != 1 for s in stride)
             or x.dtype not in _FLOATS):
         return None
     from . import _conv_direct as D  # Numba: imported on first use
@@ -357,7 +360,7 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
         gw = W.weight_grad(x, g, padding)
         if gw is not None:
             return gw
-    D = _direct(x, weight_size, stride, c)
+    D = _direct(x, weight_size, stride, c, weight_grad=True)
     if D is not None and g.dtype == x.dtype:
         gw = D.weight_grad(x, g, weight_size, padding, dilation)
         if gw is not None:

@@ -1,5 +1,5 @@
-"""Direct stride-1 convolution loops (few input channels, 3-wide kernels) against torch: forward,
-weight and input gradients with padding, dilation, output channels not a multiple of 4, float64
+"""Direct stride-1 convolution loops (few input channels, 3-wide kernels; 5-wide for the weight
+gradient) against torch: forward, weight and input gradients with padding, dilation, output channels not a multiple of 4, float64
 and a non-finite input (the weight gradient then takes im2col)."""
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ CASES = [
     ((2, 1, 7, 10), (5, 1, 3, 3), dict(padding=0)),
     ((2, 4, 8, 9), (6, 4, 2, 3), dict(padding=(2, 1), dilation=(2, 1))),
     ((1, 2, 6, 11), (3, 2, 3, 3), dict(padding=(0, 2), dilation=2)),
+    ((3, 6, 14, 14), (16, 6, 5, 5), {}),                                  # weight grad only: LeNet's conv2
+    ((2, 8, 9, 12), (5, 8, 3, 5), dict(padding=(1, 3), dilation=(1, 2))),  # weight grad only
 ]
 
 
@@ -26,15 +28,15 @@ def _run(lib, x, w, b, kw, g):
     return [lib.nn.functional.conv2d(x, w, b, **kw).detach()] + [v.grad for v in (x, w, b)]
 
 
-def _compare(xs, ws, kw, dtype, x=None):
+def _compare(xs, ws, kw, dtype, x=None, **tol):
     rng = np.random.default_rng(0)
     x = rng.standard_normal(xs).astype(dtype) if x is None else x
-    w = rng.standard_normal(ws).astype(dtype)
+    w = (rng.standard_normal(ws) * 0.2).astype(dtype)  # outputs of order 1: float32 sums within tolerance
     b = rng.standard_normal(ws[:1]).astype(dtype)
     g = rng.standard_normal(tuple(torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), **kw)
                                   .shape)).astype(dtype)
     for e, t in zip(_run(ember, x, w, b, kw, g), _run(torch, x, w, b, kw, g)):
-        torch.testing.assert_close(torch.from_numpy(e.numpy()), t, equal_nan=True)
+        torch.testing.assert_close(torch.from_numpy(e.numpy()), t, equal_nan=True, **tol)
 
 
 def test_direct_runs_for_few_channels(monkeypatch):
@@ -50,7 +52,10 @@ def test_direct_runs_for_few_channels(monkeypatch):
 
 @pytest.mark.parametrize("xs,ws,kw", CASES)
 def test_direct_matches_torch(xs, ws, kw):
-    _compare(xs, ws, kw, np.float32)
+    # 150-400 term float32 sums (the last two cases): torch's own weight gradient is ~3e-5 off the
+    # exact (float64) value there, ours ~8e-6 (measured), so float32 compares at a looser tolerance
+    loose = dict(rtol=1e-5, atol=1e-4) if xs[1] > 4 else {}
+    _compare(xs, ws, kw, np.float32, **loose)
     _compare(xs, ws, kw, np.float64)
 
 
