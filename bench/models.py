@@ -19,6 +19,7 @@ import numpy as np  # noqa: E402
 import _timing  # noqa: E402  (bench/ is on sys.path when a benchmark runs)
 
 TARGETS = {"lenet": 1.5, "lstm": 2.0, "transformer": 2.0}
+TARGETS["lenet"] = 1.1  # issue 21: eager LeNet-5 step <= 1.1x torch
 
 
 def _data(lib, *shape, classes=None):
