@@ -38,12 +38,21 @@ SAMPLE_MAJOR_CK = 320  # C*K up to this: per-sample GEMMs on (C*K, L) columns (m
 WIDE_WEIGHT_CK = 64  # ... except the weight gradient at stride 1 from C*K = 64 on: one GEMM on wide rows
 SHORT_ROW = 16  # sample-major forward at stride 1: wide rows when output rows are shorter (measured)
 STRIDED_WEIGHT_CK = 128  # ... and not wide: per-sample GEMMs below this C*K, one GEMM from it on
+NUMBA_MIN_OUTPUTS = 1 << 16  # Winograd / direct loops only for convs with this many output elements
 WINOGRAD_CHANNELS = 32  # stride-1 3x3 with at least this many input and output channels: Winograd
+
+
+def _big(n, o, out_size) -> bool:
+    """Enough output elements for a Numba path to pay: small convs keep im2col (no compile, and
+    float32 rounding as the plain GEMM sums give it, e.g. observers' ranges in quantization)."""
+    return n * o * prod(out_size) >= NUMBA_MIN_OUTPUTS
 
 
 def _winograd(x, w_shape, stride, padding, dilation, c, o):
     """The Winograd module when it takes this convolution (float32/64, big enough channel counts)."""
     if min(c, o) < WINOGRAD_CHANNELS or x.dtype not in _FLOATS or x.shape[0] == 0:
+        return None
+    if not _big(x.shape[0], o, _out_size(x.shape[2:], w_shape[2:], stride, padding, dilation)):
         return None
     from . import _conv_winograd as W  # Numba: imported on first use
     return W if W.fits(x.shape, w_shape, stride, padding, dilation) else None
@@ -53,7 +62,7 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 DIRECT_CHANNELS = 4  # stride-1 2-d convs with kernel width 3 and at most this many input channels
 
 
-def _direct(x, w_shape, stride, c, weight_grad=False):
+def _direct(x, w_shape, stride, padding, dilation, c, weight_grad=False):
     """The direct-loop module when it takes this convolution (measured faster than im2col: few input
     channels, 3-wide kernels, where the column buffer is mostly copying; for the weight gradient also
     5-wide kernels on up to 2 * DIRECT_CHANNELS channels, LeNet-5's)."""
@@ -61,6 +70,8 @@ def _direct(x, w_shape, stride, c, weight_grad=False):
     limit = 2 * DIRECT_CHANNELS if weight_grad else DIRECT_CHANNELS
     if (c > limit or len(w_shape) != 4 or w_shape[3] not in widths or any(s != 1 for s in stride)
             or x.dtype not in _FLOATS):
+        return None
+    if not _big(x.shape[0], w_shape[0], _out_size(x.shape[2:], w_shape[2:], stride, padding, dilation)):
         return None
     from . import _conv_direct as D  # Numba: imported on first use
     return D
@@ -284,7 +295,7 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     if W is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
         if W.forward(x, w, b, padding, out=res) is not None:
             return res
-    D = _direct(x, w.shape, stride, c)
+    D = _direct(x, w.shape, stride, padding, dilation, c)
     if D is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype) and (
             out is None or out.flags.c_contiguous):
         return D.forward(x, w, b, padding, dilation, out=res)
@@ -364,7 +375,7 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
         gw = W.weight_grad(x, g, padding)
         if gw is not None:
             return gw
-    D = _direct(x, weight_size, stride, c, weight_grad=True)
+    D = _direct(x, weight_size, stride, padding, dilation, c, weight_grad=True)
     if D is not None and g.dtype == x.dtype:
         gw = D.weight_grad(x, g, weight_size, padding, dilation)
         if gw is not None:

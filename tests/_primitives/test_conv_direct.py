@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import ember
-from ember._primitives import _conv_direct
+from ember._primitives import _conv_direct, _conv_kernels
 
 CASES = [
     ((3, 3, 9, 8), (16, 3, 3, 3), dict(padding=1)),
@@ -18,6 +18,12 @@ CASES = [
     ((3, 6, 14, 14), (16, 6, 5, 5), {}),                                  # weight grad only: LeNet's conv2
     ((2, 8, 9, 12), (5, 8, 3, 5), dict(padding=(1, 3), dilation=(1, 2))),  # weight grad only
 ]
+
+
+@pytest.fixture(autouse=True)
+def _small_convs_too(monkeypatch):
+    # the Numba paths start at NUMBA_MIN_OUTPUTS output elements; these tests use small shapes
+    monkeypatch.setattr(_conv_kernels, "NUMBA_MIN_OUTPUTS", 0)
 
 
 def _run(lib, x, w, b, kw, g):
