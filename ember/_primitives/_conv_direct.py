@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._nn_kernels import _plane_from_wide
+
 __all__ = ["forward", "weight_grad", "col2im"]
 
 
@@ -92,13 +94,7 @@ def _forward(x, w, b, ph, pw, dh, dw, xpad, acc, out):  # pragma: no cover - com
                                 a2[p] += s0 * x0
                                 a3[p] += t0 * x0
             for i in range(min(4, o_ - o)):
-                plane = out[n, o + i]
-                ai = acc[i]
-                for y in range(oh):
-                    row = plane[y]
-                    s = ai[y * wp:]
-                    for j in range(ow):
-                        row[j] = s[j]
+                _plane_from_wide(acc[i], 0, wp, out, n, o + i)
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
