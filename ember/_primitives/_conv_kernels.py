@@ -8,7 +8,11 @@ output. With ``CACHE_BYTES`` set, a forward whose whole column buffer fits build
 and keeps it (keyed by the identity of the input array, dropped when that array dies or once used)
 for the weight gradient, which is then one GEMM against the output gradient (off by default, below). 1x1 convolutions (stride 1,
 no padding) skip im2col: the input is its own column matrix. ``col2im`` adds the GEMM's columns back
-tap by tap into a zero-padded canvas, again block by block.
+tap by tap into a zero-padded canvas, again block by block (strided 2-d: a Numba pass straight into
+the result). Two cases leave im2col (measured faster): stride-1 3x3 convs with many channels run
+Winograd F(2x2, 3x3) (``_conv_winograd``) and few-channel stride-1 convs run direct loops
+(``_conv_direct``); both are Numba, imported on first use, and hand back to im2col on inputs they
+cannot take exactly (non-finite values).
 
 Example:
     >>> import numpy as np
@@ -33,6 +37,44 @@ CACHE_BYTES = 0
 SAMPLE_MAJOR_CK = 320  # C*K up to this: per-sample GEMMs on (C*K, L) columns (measured faster)
 WIDE_WEIGHT_CK = 64  # ... except the weight gradient at stride 1 from C*K = 64 on: one GEMM on wide rows
 SHORT_ROW = 16  # sample-major forward at stride 1: wide rows when output rows are shorter (measured)
+STRIDED_WEIGHT_CK = 128  # ... and not wide: per-sample GEMMs below this C*K, one GEMM from it on
+NUMBA_MIN_OUTPUTS = 1 << 16  # Winograd / direct loops only for convs with this many output elements
+WINOGRAD_CHANNELS = 32  # stride-1 3x3 with at least this many input and output channels: Winograd
+
+
+def _big(n, o, out_size) -> bool:
+    """Enough output elements for a Numba path to pay: small convs keep im2col (no compile, and
+    float32 rounding as the plain GEMM sums give it, e.g. observers' ranges in quantization)."""
+    return n * o * prod(out_size) >= NUMBA_MIN_OUTPUTS
+
+
+def _winograd(x, w_shape, stride, padding, dilation, c, o):
+    """The Winograd module when it takes this convolution (float32/64, big enough channel counts)."""
+    if min(c, o) < WINOGRAD_CHANNELS or x.dtype not in _FLOATS or x.shape[0] == 0:
+        return None
+    if not _big(x.shape[0], o, _out_size(x.shape[2:], w_shape[2:], stride, padding, dilation)):
+        return None
+    from . import _conv_winograd as W  # Numba: imported on first use
+    return W if W.fits(x.shape, w_shape, stride, padding, dilation) else None
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+DIRECT_CHANNELS = 4  # stride-1 2-d convs with kernel width 3 and at most this many input channels
+
+
+def _direct(x, w_shape, stride, padding, dilation, c, weight_grad=False):
+    """The direct-loop module when it takes this convolution (measured faster than im2col: few input
+    channels, 3-wide kernels, where the column buffer is mostly copying; for the weight gradient also
+    5-wide kernels on up to 2 * DIRECT_CHANNELS channels, LeNet-5's)."""
+    widths = (3, 5) if weight_grad else (3,)
+    limit = 2 * DIRECT_CHANNELS if weight_grad else DIRECT_CHANNELS
+    if (c > limit or len(w_shape) != 4 or w_shape[3] not in widths or any(s != 1 for s in stride)
+            or x.dtype not in _FLOATS):
+        return None
+    if not _big(x.shape[0], w_shape[0], _out_size(x.shape[2:], w_shape[2:], stride, padding, dilation)):
+        return None
+    from . import _conv_direct as D  # Numba: imported on first use
+    return D
 
 
 def _zeros(shape, dtype):
@@ -125,7 +167,11 @@ def _span(out, pstr):
 
 
 def _offsets(k, dilation, pstr):
-    return [sum(j[i] * dilation[i] * pstr[i] for i in range(len(k))) for j in np.ndindex(*k)]
+    offs = [0]
+    for i in range(len(k)):  # taps in np.ndindex order
+        step = dilation[i] * pstr[i]
+        offs = [o + j * step for o in offs for j in range(k[i])]
+    return offs
 
 
 def _wide_view(a, out, pstr):
@@ -245,6 +291,14 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
             return y.reshape((n, o) + osz)
         out[...] = y.reshape(out.shape)
         return out
+    W = _winograd(x, w.shape, stride, padding, dilation, c, o)
+    if W is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
+        if W.forward(x, w, b, padding, out=res) is not None:
+            return res
+    D = _direct(x, w.shape, stride, padding, dilation, c)
+    if D is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype) and (
+            out is None or out.flags.c_contiguous):
+        return D.forward(x, w, b, padding, dilation, out=res)
     ck = c * prod(k)
     ones = b is not None
     wb = np.concatenate([w2, b.reshape(o, 1).astype(w.dtype)], 1) if ones else w2
@@ -316,11 +370,22 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
         for i in range(1, n):
             acc += np.matmul(g3[i], x[i].reshape(c, L).T)
         return acc.reshape(weight_size)
+    W = _winograd(x, weight_size, stride, padding, dilation, c, o)
+    if W is not None and g.dtype == x.dtype:
+        gw = W.weight_grad(x, g, padding)
+        if gw is not None:
+            return gw
+    D = _direct(x, weight_size, stride, padding, dilation, c, weight_grad=True)
+    if D is not None and g.dtype == x.dtype:
+        gw = D.weight_grad(x, g, weight_size, padding, dilation)
+        if gw is not None:
+            return gw
     cols = _recall(x, (k, stride, padding, dilation))
     # wide rows multiply the output gradient's zeros between rows by input values there: exact
     # only for a finite input (0 * inf is nan where torch computes nothing)
     wide = _wide_ok(stride, x.shape[2:], k, padding, dilation, osz) and _finite(x)
-    if _sample_major(ck) and (cols is not None or not wide or ck < WIDE_WEIGHT_CK):
+    if _sample_major(ck) and (cols is not None or ck < WIDE_WEIGHT_CK
+                              or (not wide and ck < STRIDED_WEIGHT_CK)):
         nb = n if cols is not None else _block(n, ck * L * x.itemsize)
         acc = None
         for n0 in range(0, n, nb):
@@ -373,6 +438,14 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
     if _pointwise(k, stride, padding) and insz == size:
         res[...] = np.matmul(wt, x3).reshape((n, cout) + size)
         return res
+    W = _winograd(x, (cout, cin) + k, stride, padding, dilation, cin, cout)
+    if W is not None and w.dtype == x.dtype and max(padding) <= 2:
+        # stride 1: the adjoint is a correlation with the flipped kernel, in/out swapped, padding 2 - p
+        wf = w.swapaxes(0, 1)[:, :, ::-1, ::-1]
+        pad = tuple(2 - p for p in padding)
+        if tuple(s + 2 * q - 2 for s, q in zip(insz, pad)) == size:
+            if W.forward(x, wf, None, pad, out=res) is not None:
+                return res
     ck = cout * prod(k)
     full = (slice(None),)
     if _wide_ok(stride, size, k, padding, dilation, insz) and _finite(w):  # (see conv_weight)
@@ -391,9 +464,15 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
         return res
     nb = _block(n, ck * L * x.itemsize)
     padded = tuple(s + 2 * p for s, p in zip(size, padding))
+    # strided (or not wide) 2-d: Numba's col2im (measured faster here; slower than wide rows)
+    numba_ok = len(k) == 2 and x.dtype in _FLOATS and w.dtype == x.dtype and res.flags.c_contiguous
     for n0 in range(0, n, nb):
         n1 = min(n, n0 + nb)
         xb = x3[n0] if n1 - n0 == 1 else np.ascontiguousarray(x3[n0:n1].swapaxes(0, 1)).reshape(cin, -1)
+        if numba_ok:  # one pass, straight into the result (no padded canvas, no transposition)
+            from ._conv_direct import col2im
+            col2im(np.matmul(wt, xb), k, stride, padding, dilation, insz, res[n0:n1])
+            continue
         cols = np.matmul(wt, xb).reshape((cout,) + k + (n1 - n0,) + insz)
         canvas = _zeros((cout, n1 - n0) + padded, x.dtype)
         # one strided add per tap: positions within one tap never collide

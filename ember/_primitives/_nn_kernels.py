@@ -165,9 +165,17 @@ def _depthwise_forward_s1(x, w, b, ph, pw, dh, dw, out):  # pragma: no cover - c
                 for p in range(span):
                     acc[p] = bias
                 for a in range(kh):
+                    r = xpad[a * dh * wp:]
+                    if kw == 3:  # a kernel row per pass: 3 loads per accumulator update
+                        w0, w1, w2 = w[oc, 0, a, 0], w[oc, 0, a, 1], w[oc, 0, a, 2]
+                        r1 = r[dw:]
+                        r2 = r[2 * dw:]
+                        for p in range(span):
+                            acc[p] += w0 * r[p] + w1 * r1[p] + w2 * r2[p]
+                        continue
                     for bb in range(kw):
                         wv = w[oc, 0, a, bb]
-                        src = xpad[a * dh * wp + bb * dw:]
+                        src = r[bb * dw:]
                         for p in range(span):
                             acc[p] += wv * src[p]
                 _plane_from_wide(acc, 0, wp, out, i, oc)
@@ -211,7 +219,9 @@ def _depthwise_transpose_s1(g, w, ph, pw, dh, dw, out):  # pragma: no cover - co
     m = o // c
     wp = wd + 2 * pw
     span = (oh - 1) * wp + ow
-    gwide = np.zeros(span, g.dtype)
+    lead = 2 * dw  # zeros before the wide rows: kw == 3 reads g two taps back
+    gext = np.zeros(span + 2 * lead, g.dtype)
+    gwide = gext[lead:]
     canvas = np.empty((h + 2 * ph) * wp, g.dtype)
     for i in range(n):
         for ic in range(c):
@@ -219,6 +229,13 @@ def _depthwise_transpose_s1(g, w, ph, pw, dh, dw, out):  # pragma: no cover - co
             for oc in range(ic * m, ic * m + m):
                 _wide_plane(g, i, oc, wp, gwide)
                 for a in range(kh):
+                    if kw == 3:  # gathered per output: canvas[q] takes g[q], g[q - dw], g[q - 2 dw]
+                        w0, w1, w2 = w[oc, 0, a, 0], w[oc, 0, a, 1], w[oc, 0, a, 2]
+                        dst = canvas[a * dh * wp:]
+                        g1 = gext[dw:]
+                        for q in range(span + lead):
+                            dst[q] += w0 * gwide[q] + w1 * g1[q] + w2 * gext[q]
+                        continue
                     for bb in range(kw):
                         wv = w[oc, 0, a, bb]
                         dst = canvas[a * dh * wp + bb * dw:]
@@ -258,7 +275,7 @@ def _depthwise_weight_generic(x, g, sh, sw, ph, pw, dh, dw, out):  # pragma: no 
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"}, nogil=True)
-def _depthwise_weight_s1(x, g, ph, pw, dh, dw, out):  # pragma: no cover - compiled
+def _depthwise_weight_s1(x, g, ph, pw, dh, dw, zero, out):  # pragma: no cover - compiled
     n, c, h, wd = x.shape
     o, oh, ow = g.shape[1], g.shape[2], g.shape[3]
     kh, kw = out.shape[2], out.shape[3]
@@ -274,8 +291,22 @@ def _depthwise_weight_s1(x, g, ph, pw, dh, dw, out):  # pragma: no cover - compi
             for oc in range(ic * m, ic * m + m):
                 _wide_plane(g, i, oc, wp, gwide)
                 for a in range(kh):
+                    r = xpad[a * dh * wp:]
+                    if kw == 3:  # a kernel row per pass, summed in x's precision per sample
+                        r1 = r[dw:]
+                        r2 = r[2 * dw:]
+                        s0 = s1 = s2 = zero
+                        for p in range(span):
+                            gv = gwide[p]
+                            s0 += gv * r[p]
+                            s1 += gv * r1[p]
+                            s2 += gv * r2[p]
+                        out[oc, 0, a, 0] += s0
+                        out[oc, 0, a, 1] += s1
+                        out[oc, 0, a, 2] += s2
+                        continue
                     for bb in range(kw):
-                        src = xpad[a * dh * wp + bb * dw:]
+                        src = r[bb * dw:]
                         s = 0.0
                         for p in range(span):
                             s += gwide[p] * src[p]
@@ -285,7 +316,7 @@ def _depthwise_weight_s1(x, g, ph, pw, dh, dw, out):  # pragma: no cover - compi
 def depthwise_weight(x, g, sh, sw, ph, pw, dh, dw, out):
     """Weight gradient of ``depthwise_forward`` into float64 ``out (C*m, 1, kh, kw)``."""
     if sh == sw == 1:
-        _depthwise_weight_s1(x, g, ph, pw, dh, dw, out)
+        _depthwise_weight_s1(x, g, ph, pw, dh, dw, x.dtype.type(0), out)
     else:
         _depthwise_weight_generic(x, g, sh, sw, ph, pw, dh, dw, out)
 

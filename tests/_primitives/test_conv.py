@@ -94,13 +94,14 @@ def test_conv_transpose(xs, ws, kw):
 
 
 def test_cached_columns_are_dropped(monkeypatch):
+    # (9 input channels: im2col, not the direct loops of few channels)
     # the forward's column buffer serves one weight gradient, then is gone; a dead input drops it
     monkeypatch.setattr(_conv_kernels, "CACHE_BYTES", 1 << 25)
-    x = ember.randn(2, 3, 6, 6)
-    w = ember.randn(4, 3, 3, 3, requires_grad=True)
+    x = ember.randn(2, 9, 6, 6)
+    w = ember.randn(4, 9, 3, 3, requires_grad=True)
     F.conv2d(x, w, padding=1).sum().backward()
     assert not _conv_kernels._CACHE
-    y = F.conv2d(ember.randn(2, 3, 6, 6), w, padding=1)
+    y = F.conv2d(ember.randn(2, 9, 6, 6), w, padding=1)
     assert len(_conv_kernels._CACHE) == 1  # the graph holds the input until backward
     del y
     assert not _conv_kernels._CACHE
