@@ -22,7 +22,7 @@ from .._tensor_base import AutogradMeta, TensorBase, shape_of
 from .grad_mode import STATE
 from .._storage import VersionCounter
 from .graph import LOCAL, SPECIAL_RECORDING, AccumulateGrad, Node, SavedGroup, SavedTensor, anomaly_trace
-from .graph import node_class_for
+from ._node_codegen import node_class_for
 from .graph import _seq as _SEQ
 
 _new = object.__new__
