@@ -22,25 +22,34 @@ from .graph import raw_via_tensors
 
 __all__ = ["node_class_for"]
 
-_NODE_CLASSES: dict = {}
-
 
 def node_class_for(op) -> type:
-    """One PrimNode subclass per op so ``type(grad_fn).__name__`` is torch's name, with an ``apply``
-    specialised for the op when its shape is the common one (``_specialised_apply``)."""
+    """The PrimNode subclass of ``op`` (made once): ``type(grad_fn).__name__`` is torch's name (two
+    ops may share it; each still has its own class), ``op`` is a class attribute, and the slots are
+    the ones this op's nodes use: ``out_meta`` only for multi-output ops (single-output classes
+    answer ``_n_out`` with the class attribute 1), ``view_version`` only for view ops, ``params``
+    only for ops whose kernel takes keyword params (others read an empty dict). ``apply`` (and
+    ``raw`` for derivatives written against ``K``) is specialised for the op when its shape is the
+    common one (``_specialised_apply``)."""
     cls = op.node_class
     if cls is None:
-        apply = _specialised_apply(op)
-        if apply is not None:  # this op's own class (two ops may share torch's node name)
-            body = {"__slots__": (), "apply": apply}
-            if op.backward_k:
-                body["raw"] = _specialised_apply(op, raw=True)
-            cls = type(op.node_name, (PrimNode,), body)
+        slots = ()
+        body = {"op": op}
+        if op.num_outputs != 1:
+            slots += ("out_meta",)
         else:
-            cls = _NODE_CLASSES.get(op.node_name)
-            if cls is None:
-                cls = _NODE_CLASSES[op.node_name] = type(op.node_name, (PrimNode,), {"__slots__": ()})
-        op.node_class = cls
+            body["_n_out"] = 1
+        if op.is_view:
+            slots += ("view_version",)
+        if op.takes_params:
+            slots += ("params",)
+        body["__slots__"] = slots
+        apply = _specialised_apply(op)
+        if apply is not None:
+            body["apply"] = apply
+            if op.backward_k and op.input_names:
+                body["raw"] = _specialised_apply(op, raw=True)
+        cls = op.node_class = type(op.node_name, (PrimNode,), body)
     return cls
 
 
@@ -57,13 +66,18 @@ def _specialised_apply(op, raw: bool = False):
             or op.backward_params is None or any(kind == 2 for kind, _ in op.save_plan):
         return None
     names = [f"a{k}" for k in range(len(op.save_plan))]
-    if raw:
+    n_in = len(op.input_names)
+    qs = [f"q{i}" for i in range(n_in)]
+    if raw:  # the input metas unpacked for the op's arity (a list input gives more: Tensors then)
         lines = ["def raw(self, grads):\n    g = grads[0]\n    if type(g) is not _ndarray:\n"
                  "        return raw_via_tensors(self, grads)\n    gdt = _RAW_DTYPES.get(g.dtype)\n"
                  "    saved = self._saved\n    if saved is None:\n        raise RuntimeError(_FREED)\n"
-                 "    if gdt is None or self._versions is None:\n        return raw_via_tensors(self, grads)\n"
-                 "    for m in self.input_meta:\n        if m is not None and m[1] is not gdt:\n"
-                 "            return raw_via_tensors(self, grads)\n    versions = self._versions\n    gnp = g.dtype\n"]
+                 "    versions = self._versions\n    meta = self.input_meta\n"
+                 f"    if gdt is None or versions is None or len(meta) != {n_in}:\n"
+                 "        return raw_via_tensors(self, grads)\n"
+                 f"    {''.join(q + ', ' for q in qs)}= meta\n"
+                 f"    if {' or '.join(f'({q} is not None and {q}[1] is not gdt)' for q in qs)}:\n"
+                 "        return raw_via_tensors(self, grads)\n    gnp = g.dtype\n"]
     else:
         lines = ["def apply(self, grads):\n    saved = self._saved\n    if saved is None:\n"
                  "        raise RuntimeError(_FREED)\n    versions = self._versions\n"]
@@ -80,7 +94,7 @@ def _specialised_apply(op, raw: bool = False):
                              f"    elif type(a{k}) is SavedGroup:\n        return raw_via_tensors(self, grads)\n")
             else:  # an output saved as (array, dtype, version counter, meta)
                 lines.append(f"    a{k}, dt, vc, _ = saved[{k}]\n"
-                             f"    if vc.value != versions[{k}]:\n"
+                             f"    if vc is not None and vc.value != versions[{k}]:\n"
                              f"        self._output(saved[{k}], versions[{k}], {i})  # raises\n"
                              f"    if dt is not gdt or a{k} is None:\n"
                              f"        return raw_via_tensors(self, grads)\n")
@@ -105,27 +119,38 @@ def _specialised_apply(op, raw: bool = False):
                 kws.append(f"{name}=params.get({name!r}, _DEFAULTS[{name!r}])")
             else:
                 kws.append(f"{name}=params[{name!r}]")
-    if op.backward_shapes or op.backward_needs:
-        lines.append("    meta = self.input_meta\n")
-    for k, i in op.backward_shapes:
-        kws.append(f"{k}=meta[{i}][0] if meta[{i}] is not None else None")
-    n_in = len(op.input_names)
-    if op.backward_needs:  # written out for the usual arity (a list input gives more entries)
-        flags = "".join(f"meta[{i}] is not None, " for i in range(n_in))
-        kws.append(f"needs_input_grad=({flags}) if len(meta) == {n_in} else tuple(m is not None for m in meta)")
+    if raw:
+        for k, i in op.backward_shapes:
+            kws.append(f"{k}=q{i}[0] if q{i} is not None else None")
+        if op.backward_needs:
+            kws.append(f"needs_input_grad=({''.join(f'{q} is not None, ' for q in qs)})")
+    else:
+        if op.backward_shapes or op.backward_needs:
+            lines.append("    meta = self.input_meta\n")
+        for k, i in op.backward_shapes:
+            kws.append(f"{k}=meta[{i}][0] if meta[{i}] is not None else None")
+        if op.backward_needs:  # written out for the usual arity (a list input gives more entries)
+            flags = "".join(f"meta[{i}] is not None, " for i in range(n_in))
+            kws.append(f"needs_input_grad=({flags}) if len(meta) == {n_in} else tuple(m is not None for m in meta)")
     if op.backward_k:
         kws.append("K=ARRAY_K" if raw else "K=TENSOR_K")
     lines.append(f"    res = op.backward(grads[0]{''.join(', ' + n for n in names)}{''.join(', ' + k for k in kws)})\n"
-                 "    if type(res) is not tuple:\n        res = (res,)\n    out = []\n"
-                 "    for r, meta in zip(res, self.input_meta):\n"
-                 "        if r is None or meta is None:\n            out.append(None)\n            continue\n")
+                 "    if type(res) is not tuple:\n        res = (res,)\n")
     if raw:  # same dtype by the guard above (0-d results may come back as NumPy scalars)
-        lines.append("        if type(r) is not _ndarray:\n            r = _asarray(r)\n"
-                     "        if r.shape != meta[0]:\n            r = _array_sum_to_size(r, meta[0])\n"
-                     "        rd = r.dtype\n        if rd is not gnp and rd != gnp:\n"
-                     "            r = _unwrap(wrap(r).to(meta[1]))\n"
-                     "        out.append(r)\n    return out\n")
+        rs = [f"r{i}" for i in range(n_in)]
+        lines.append(f"    if len(res) != {n_in}:\n        return _fit_raw(res, meta, gnp)\n"
+                     f"    {''.join(r + ', ' for r in rs)}= res\n")
+        for i in range(n_in):
+            lines.append(f"    if r{i} is not None and q{i} is not None:\n"
+                         f"        if type(r{i}) is not _ndarray:\n            r{i} = _asarray(r{i})\n"
+                         f"        if r{i}.shape != q{i}[0]:\n            r{i} = _array_sum_to_size(r{i}, q{i}[0])\n"
+                         f"        rd = r{i}.dtype\n        if rd is not gnp and rd != gnp:\n"
+                         f"            r{i} = _unwrap(wrap(r{i}).to(q{i}[1]))\n"
+                         f"    else:\n        r{i} = None\n")
+        lines.append(f"    return [{', '.join(rs)}]\n")
     else:
+        lines.append("    out = []\n    for r, meta in zip(res, self.input_meta):\n"
+                     "        if r is None or meta is None:\n            out.append(None)\n            continue\n")
         lines.append("        shape, dt = meta\n        d = r._data\n"
                      "        if (d.shape if d is not None else r._meta[0]) != shape:\n"
                      "            r = r.sum_to_size(shape)\n"
@@ -135,7 +160,25 @@ def _specialised_apply(op, raw: bool = False):
     ns = {"op": op, "_DEFAULTS": op.param_defaults, "_FREED": _FREED, "_modified_message": _modified_message,
           "SavedGroup": SavedGroup, "TENSOR_K": TENSOR_K, "ARRAY_K": ARRAY_K, "_ndarray": _ndarray,
           "_RAW_DTYPES": _RAW_DTYPES, "raw_via_tensors": raw_via_tensors, "_asarray": _np.asarray,
-          "_array_sum_to_size": _array_sum_to_size, "wrap": wrap, "_unwrap": _unwrap}
+          "_array_sum_to_size": _array_sum_to_size, "wrap": wrap, "_unwrap": _unwrap, "_fit_raw": _fit_raw}
     kind = "raw backward" if raw else "backward"
     exec(compile("".join(lines), f"<ember {kind} of {op.name}>", "exec"), ns)
     return ns["raw" if raw else "apply"]
+
+
+def _fit_raw(res, metas, gnp) -> list:
+    """A raw derivative's results fitted to the inputs (the generated ``raw``'s loop, for results
+    that do not come one per input)."""
+    out = []
+    for r, meta in zip(res, metas):
+        if r is None or meta is None:
+            out.append(None)
+            continue
+        if type(r) is not _ndarray:
+            r = _np.asarray(r)
+        if r.shape != meta[0]:
+            r = _array_sum_to_size(r, meta[0])
+        if r.dtype != gnp:
+            r = _unwrap(wrap(r).to(meta[1]))
+        out.append(r)
+    return out

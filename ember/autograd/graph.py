@@ -24,10 +24,9 @@ import numpy as _np
 
 from .. import _dtype as D
 from .._primitives._registry import TENSOR_K
-from .._storage import VersionCounter
 from .._tensor_base import _TENSOR_CLASS, new_tensor, wrap
 from ..utils.hooks import RemovableHandle, add_hook
-from .grad_mode import STATE
+from .grad_mode import SPECIAL_RECORDING, STATE, note_special_recording
 
 __all__ = ["Node", "PrimNode", "AccumulateGrad", "SavedTensor", "SavedGroup", "saved_tensors_hooks",
            "disable_saved_tensors_hooks"]
@@ -45,9 +44,9 @@ class _Local(threading.local):
 
 
 LOCAL = _Local()
-# set (for good) the first time any thread enables anomaly mode or pushes saved-tensor hooks: until
-# then recording skips its two thread-local reads (``LOCAL.anomaly``, ``LOCAL.saved_hooks``)
-SPECIAL_RECORDING = [False]
+# ``SPECIAL_RECORDING`` (grad_mode): set for good the first time any thread enables anomaly mode or
+# pushes saved-tensor hooks; until then recording skips its two thread-local reads (``LOCAL.anomaly``,
+# ``LOCAL.saved_hooks``)
 
 
 class _NodeExtra:
@@ -96,13 +95,16 @@ class Node:
 
     # ``_extra``: None, or a ``_NodeExtra`` holding hooks, metadata and the anomaly-mode traceback
     # (read through the properties below); the engine's "any hooks" check is ``_extra is not None``
-    __slots__ = ("next_functions", "_seq", "_extra", "view_version", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_extra", "__weakref__")
+
+    # the version of the output's family when a view op recorded this node (so ``edge_of`` notices a
+    # later in-place write to the base): a slot of view ops' node classes, None for every other node
+    view_version = None
 
     def __init__(self, next_functions=()):
         """The one constructor of a Node's own fields (recording calls it on a bare instance)."""
         self.next_functions = next_functions
         self._seq = next(_seq)
-        self.view_version = None
         self._extra = anomaly_trace() if SPECIAL_RECORDING[0] else None
 
     _pre_hooks = _extra_field("pre_hooks")
@@ -129,6 +131,9 @@ class Node:
     def _sequence_nr(self) -> int:
         return self._seq
 
+    def adopt_counter(self, nr: int, vc) -> None:
+        """A version counter was made for output ``nr`` (see ``PrimNode.adopt_counter``)."""
+
     def apply(self, grads: list) -> tuple:
         raise NotImplementedError
 
@@ -154,6 +159,9 @@ class Node:
         return add_hook(self, "_retain_hooks" if retain else "_tensor_pre_hooks", (output_nr, fn))
 
 
+_NO_PARAMS: dict = {}  # never written: nodes and derivatives only read params
+
+
 class PrimNode(Node):
     """The backward of a registered primitive: calls ``op.backward`` and fits grads to the inputs.
 
@@ -161,13 +169,22 @@ class PrimNode(Node):
     ``_saved`` (an input tensor itself, a non-tensor value, or an output as ``(array, dtype, version
     counter, meta)`` so no output -> node -> output cycle exists) and the version each tensor had in
     ``_versions``. Only while saved-tensor hooks are active are ``SavedTensor`` objects made
-    (``_versions`` is then None)."""
+    (``_versions`` is then None).
 
-    __slots__ = ("op", "_saved", "_versions", "params", "input_meta", "out_meta")
+    Each op has its own subclass (``_node_codegen.node_class_for``) holding ``op`` as a class
+    attribute; only multi-output ops' classes have an ``out_meta`` slot (the outputs' (shape, dtype))
+    and only view ops' a ``view_version`` slot."""
+
+    __slots__ = ("_saved", "_versions", "input_meta")
+
+    op = None  # the primitive (a class attribute of each op's node class)
+    out_meta = None  # single-output ops; multi-output ops' classes have a slot
+    params = _NO_PARAMS  # ops without keyword params; the others' classes have a slot
 
     @property
     def _n_out(self):
-        # per node: an op's output count may vary between calls (rnn_split_steps: one per time step)
+        # per node: an op's output count may vary between calls (rnn_split_steps: one per time step);
+        # single-output ops' node classes shadow this with the class attribute 1
         meta = self.out_meta
         return 1 if meta is None else len(meta)
 
@@ -206,7 +223,7 @@ class PrimNode(Node):
     def _output(self, item, version, nr):
         data, dtype, vc, meta = item
         t = new_tensor(_TENSOR_CLASS[0], data, dtype, meta, vc=vc)
-        if vc.value != version:
+        if vc is not None and vc.value != version:  # None: no counter was ever made, so no write
             raise RuntimeError(_modified_message(t, self, nr, vc.value, version))
         if STATE.enabled:
             t._grad_fn, t._output_nr, t._requires_grad = self, nr, True
@@ -260,6 +277,18 @@ class PrimNode(Node):
 
     def release(self):
         self._saved = None
+
+    def adopt_counter(self, nr: int, vc) -> None:
+        """Output ``nr`` was saved without a version counter (it had none) and one was just made
+        for it (``Tensor._version_cell``): keep it, so later in-place writes are detected."""
+        saved = self._saved
+        if saved is None or self._versions is None:
+            return
+        for k, (kind, i) in enumerate(self.op.save_plan):
+            if kind == 1 and i == nr and saved[k][2] is None:
+                data, dtype, _, meta = saved[k]
+                saved = saved[:k] + ((data, dtype, vc, meta),) + saved[k + 1:]
+        self._saved = saved
 
 
 class _SavedEntry:
@@ -486,7 +515,7 @@ class SavedTensor:
         self.unpack_hook = None
         counter = t._vc
         if counter is None:
-            counter = t._vc = VersionCounter()
+            counter = t._version_cell()  # (a saved output's node adopts it)
         self.counter = counter
         self.version = counter.value
         # an output is saved without its grad_fn so output -> node -> saved output is no cycle
@@ -531,7 +560,7 @@ class saved_tensors_hooks:
     def __enter__(self):
         if LOCAL.saved_hooks_disabled is not None:
             raise RuntimeError(LOCAL.saved_hooks_disabled)
-        SPECIAL_RECORDING[0] = True
+        note_special_recording()
         LOCAL.saved_hooks.append((self.pack_hook, self.unpack_hook))
         return self
 
