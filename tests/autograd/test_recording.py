@@ -3,7 +3,6 @@
 A fresh output saved for backward (relu, exp, tanh...) gets its version counter only when something
 needs one; every way of writing into it afterwards must still make backward raise torch's error.
 """
-from __future__ import annotations
 
 import threading
 
@@ -138,3 +137,50 @@ def test_no_grad_in_this_thread_records_nothing():
         pass
     z = x * 2
     assert z.grad_fn is not None
+
+
+def _node_fields(out):
+    """What recording stored for ``out``, comparable across two recordings of the same call."""
+    node = out.grad_fn
+    # a saved output's counter is left out: the fast path makes it only when needed
+    saved = [(type(s).__name__, s[0] is out._data, s[1]) if type(s) is tuple else
+             (type(s).__name__, id(s) if hasattr(s, "_grad_fn") else s) for s in node._saved]
+    edges = [(type(f).__name__, id(f) if type(f).__name__.startswith("torch::") else None, nr)
+             for f, nr in node.next_functions]
+    return type(node), edges, list(node.input_meta), saved, list(node._versions), dict(node.params)
+
+
+@pytest.mark.parametrize("name", ["mul", "mul_scalar", "add_alpha", "relu", "sum", "view", "select"])
+def test_fast_path_records_the_general_paths_node(name):
+    """The constructor inlined into the fast path stores what ``record`` (the general path) stores."""
+    from ember._dispatch import general_path_only
+    x = ember.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True)
+    w = ember.tensor([0.5, 2.0], requires_grad=True)
+    calls = {"mul": lambda: x * w, "mul_scalar": lambda: x * 3.0, "add_alpha": lambda: ember.add(x, w, alpha=2),
+             "relu": lambda: x.relu(), "sum": lambda: x.sum(), "view": lambda: x.view(4), "select": lambda: x[1]}
+    fast = calls[name]()
+    with general_path_only():
+        general = calls[name]()
+    assert _node_fields(fast) == _node_fields(general)
+    assert fast.grad_fn.view_version == general.grad_fn.view_version
+
+
+def test_derivative_registered_again_is_used():
+    """A custom op's autograd registered after its first calls (the fast path and its inlined node
+    constructor already generated), then registered again: the latest formula runs, as in torch."""
+    grads = {}
+    for lib in (torch, ember):
+        @lib.library.custom_op("emberrec_t::twice", mutates_args=())
+        def twice(x: lib.Tensor) -> lib.Tensor:
+            return x * 2
+
+        x = lib.ones(2, requires_grad=True)
+        twice(x)
+        got = []
+        for k in (2.0, 5.0):
+            twice.register_autograd(lambda ctx, g, k=k: g * k)
+            twice(x).sum().backward()
+            got.append(x.grad.tolist())
+            x.grad = None
+        grads[lib.__name__] = got
+    assert grads["ember"] == grads["torch"] == [[2.0, 2.0], [5.0, 5.0]]
