@@ -20,3 +20,10 @@ collect_ignore_glob = ["ember/_alias_path/*"]
 os.environ.setdefault("EMBER_CACHE", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                   ".ember_cache"))
 os.environ.setdefault("EMBER_BOUNDSCHECK", "1")
+
+
+def pytest_runtest_teardown(item):
+    # torch.compile and torch.cond run dynamo's one-time patch, which turns torch.distributions'
+    # argument validation off for the whole process; the oracle validates again (torch's default)
+    # in the tests that follow, whatever order they run in
+    torch.distributions.Distribution.set_default_validate_args(__debug__)

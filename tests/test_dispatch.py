@@ -8,7 +8,7 @@ import threading
 import numpy as np
 
 import ember
-from ember._primitives._registry import REGISTRY
+from ember._primitives._registry import _KERNELS, ARRAY_K, REGISTRY
 from ember.utils._python_dispatch import (TorchDispatchMode, _get_current_dispatch_mode,
                                           _len_torch_dispatch_stack)
 
@@ -29,22 +29,39 @@ def _program(lib=ember):
 
 
 class _KernelSpy:
-    """Wraps every registered kernel: counts calls and records callers other than _dispatch."""
+    """Wraps every registered kernel at both doors: ``op.kernel`` (dispatch's) and the kernels
+    ``ARRAY_K`` binds (the raw backward's, ``_registry._KERNELS``); counts calls and records the
+    calls that came through neither door: ``op.kernel`` called from anywhere but ``_dispatch``, a
+    registered kernel called from anywhere but a derivative running on ``K=ARRAY_K`` (or
+    ``ARRAY_K``'s own helpers in ``_registry``)."""
 
     def __init__(self):
         self.calls = []
+        self.raw_calls = []
         self.side_doors = []
         self.saved = {}
+        self.saved_raw = {}
 
     def __enter__(self):
         for name, op in REGISTRY.items():
             self.saved[name] = op.kernel
             op.kernel = self._wrap(name, op.kernel)
+        self.saved_raw = dict(_KERNELS)
+        for name, kernel in self.saved_raw.items():
+            _KERNELS[name] = self._wrap_raw(name, kernel)
+        self._unbind_array_k()  # ARRAY_K binds kernels on first use: rebind to the spies
         return self
 
     def __exit__(self, *exc):
         for name, kernel in self.saved.items():
             REGISTRY[name].kernel = kernel
+        _KERNELS.update(self.saved_raw)
+        self._unbind_array_k()
+
+    @staticmethod
+    def _unbind_array_k():
+        for name in [n for n in vars(ARRAY_K) if n in REGISTRY]:
+            delattr(ARRAY_K, name)
 
     def _wrap(self, name, kernel):
         def spy(*args, **kwargs):
@@ -53,6 +70,16 @@ class _KernelSpy:
             if module != "ember._dispatch":
                 self.side_doors.append(f"{name} called from {module}:{caller.f_code.co_name}")
             self.calls.append(name)
+            return kernel(*args, **kwargs)
+        return spy
+
+    def _wrap_raw(self, name, kernel):
+        def spy(*args, **kwargs):
+            caller = sys._getframe(1)
+            module = caller.f_globals.get("__name__")
+            if caller.f_locals.get("K") is not ARRAY_K and module != "ember._primitives._registry":
+                self.side_doors.append(f"{name} called raw from {module}:{caller.f_code.co_name}")
+            self.raw_calls.append(name)
             return kernel(*args, **kwargs)
         return spy
 
@@ -70,10 +97,22 @@ def test_no_side_doors_to_kernels():
     with _KernelSpy() as spy:
         loss, xg, w = _program()
     assert spy.calls, "the program ran no kernel at all"
+    assert spy.raw_calls, "the backward ran no raw kernel: the spy misses ARRAY_K's door"
     assert not spy.side_doors, "kernels reached outside _dispatch:\n" + "\n".join(spy.side_doors)
     # and the program computed the same thing as without the spy
     ref = _program()
     np.testing.assert_allclose(loss.numpy(), ref[0].numpy(), rtol=1e-6)
+
+
+def test_kernel_spy_catches_side_doors():
+    a = np.ones(3, np.float32)
+    with _KernelSpy() as spy:
+        REGISTRY["neg"].kernel(a)
+        _KERNELS["neg"](a)
+        ARRAY_K.neg(a)  # outside a derivative: no K local here
+    assert [d.split(" from ")[0] for d in spy.side_doors] == ["neg called", "neg called raw",
+                                                               "neg called raw"]
+    assert all(d.endswith(":test_kernel_spy_catches_side_doors") for d in spy.side_doors)
 
 
 def test_logging_mode_sees_every_primitive_call():

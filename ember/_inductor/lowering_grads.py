@@ -4,8 +4,8 @@
   gradient and NumPy column sums for the weight and bias gradients;
 * ``slice_backward`` and sums of them over disjoint slices (``qkv.split``'s gradient): one buffer
   written slice by slice;
-* ``max_pool2d_with_indices`` and ember's ``max_pool_backward``: the Numba templates of
-  ``codegen.templates`` (the eager op without Numba).
+* ``max_pool2d_with_indices`` and ember's ``max_pool_backward``: the eager ops' kernels as externs,
+  the forward specialised to its window where it can be (``codegen.templates``).
 
 Example:
     >>> import ember
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._primitives.pooling import max_pool_backward as eager_max_pool_backward
 from . import codecache
 from .codegen import templates
 from .ir import Buffer
@@ -78,14 +79,14 @@ def _prim_layer_norm_backward(L, a):
                                     "output_mask": [True, True, True]})
 
 
-# ------------------------------------------------------------------------------ pooling (templates)
+# ------------------------------------------------------------------------------ pooling
 @register_lowering("aten.max_pool2d_with_indices.default")
 def _max_pool2d(L, a):
     x = a["self"]
     k = list(a["kernel_size"])
     s = list(a["stride"]) or k
     p, d = list(a["padding"]), list(a["dilation"])
-    k, s, p, d = ([v[0]] * 2 if len(v) == 1 else v for v in (k, s, p, d))
+    k, s, p, d = (tuple([v[0]] * 2 if len(v) == 1 else v) for v in (k, s, p, d))
     if not _float(x) or len(x.shape) != 4 or not codecache.numba_available():
         raise Unsupported
     ceil = bool(a["ceil_mode"])
@@ -100,13 +101,13 @@ def _max_pool2d(L, a):
 @register_lowering("ember_prim.max_pool_backward")
 def _max_pool_backward(L, a):
     g, idx = a[0], a[1]
-    shape = tuple(a["input_shape"])
-    if not _float(g) or len(shape) != 4 or not codecache.numba_available():
+    shape, unique = tuple(a["input_shape"]), bool(a.get("unique", False))
+    if not _float(g):
         raise Unsupported
 
-    def max_pool2d_backward(grad, indices):
-        return templates.max_pool2d_backward(grad, indices, shape)
-    buf = L.extern(max_pool2d_backward, [g, idx])
+    def max_pool_backward(grad, indices):
+        return eager_max_pool_backward.kernel(grad, indices, input_shape=shape, unique=unique)
+    buf = L.extern(max_pool_backward, [g, idx])
     buf.fresh = True
     return buf
 

@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit
 
 __all__ = ["layer_norm_forward", "layer_norm_backward", "index_add_rows", "depthwise_forward",
-           "depthwise_transpose", "depthwise_weight", "max_pool2d_forward"]
+           "depthwise_transpose", "depthwise_weight", "windows_inside", "max_pool2d_forward",
+           "max_pool2d_inside", "max_pool_scatter"]
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"}, nogil=True)
@@ -135,6 +136,17 @@ def _wide_plane(g, i, oc, wp, buf):  # pragma: no cover - compiled
             dst[xx] = row[xx]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _plane_from_wide(buf, start, wp, out, i, c):  # pragma: no cover - compiled
+    """Rows of ``out[i, c]`` from ``buf``: row y at flat ``start + y * wp`` (undoes ``_pad_plane``)."""
+    plane = out[i, c]
+    for y in range(out.shape[2]):
+        row = plane[y]
+        src = buf[start + y * wp:]
+        for xx in range(out.shape[3]):
+            row[xx] = src[xx]
+
+
 @njit(cache=True, fastmath={"contract"}, nogil=True)
 def _depthwise_forward_s1(x, w, b, ph, pw, dh, dw, out):  # pragma: no cover - compiled
     n, c, h, wd = x.shape
@@ -158,12 +170,7 @@ def _depthwise_forward_s1(x, w, b, ph, pw, dh, dw, out):  # pragma: no cover - c
                         src = xpad[a * dh * wp + bb * dw:]
                         for p in range(span):
                             acc[p] += wv * src[p]
-                dplane = out[i, oc]
-                for y in range(oh):
-                    row = dplane[y]
-                    src = acc[y * wp:]
-                    for xx in range(ow):
-                        row[xx] = src[xx]
+                _plane_from_wide(acc, 0, wp, out, i, oc)
 
 
 def depthwise_forward(x, w, b, sh, sw, ph, pw, dh, dw, out):
@@ -217,12 +224,7 @@ def _depthwise_transpose_s1(g, w, ph, pw, dh, dw, out):  # pragma: no cover - co
                         dst = canvas[a * dh * wp + bb * dw:]
                         for p in range(span):
                             dst[p] += wv * gwide[p]
-            dplane = out[i, ic]
-            for y in range(h):
-                row = dplane[y]
-                src = canvas[(y + ph) * wp + pw:]
-                for xx in range(wd):
-                    row[xx] = src[xx]
+            _plane_from_wide(canvas, ph * wp + pw, wp, out, i, ic)
 
 
 def depthwise_transpose(g, w, sh, sw, ph, pw, dh, dw, out):
@@ -289,19 +291,31 @@ def depthwise_weight(x, g, sh, sw, ph, pw, dh, dw, out):
 
 
 
-
 # ------------------------------------------------------------------ 2-d max pooling (float)
-@njit(cache=True, nogil=True)
-def max_pool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, out, idx):  # pragma: no cover - compiled
+# One definition for eager mode and the compiler: ``pooling.max_pool2d`` calls max_pool2d_forward;
+# the inductor calls it too, or, for windows inside the input, a kernel that calls
+# max_pool2d_inside with the window as constants (inlined, so LLVM unrolls the window loops).
+def windows_inside(h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw) -> bool:
+    """Whether every window of the pool lies inside the unpadded ``(h, w)`` plane."""
+    return ph == 0 and pw == 0 and (oh - 1) * sh + (kh - 1) * dh < h \
+        and (ow - 1) * sw + (kw - 1) * dw < w
+
+
+def max_pool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, out, idx):
     """Max over each window of ``x (N, C, H, W)`` into ``out (N, C, OH, OW)``, with the flat plane
     position of the first maximum in ``idx`` (a NaN replaces the running maximum whenever met).
     Window positions outside the input are skipped; the default index is the window's first
     position inside it."""
+    if windows_inside(*x.shape[2:], *out.shape[2:], kh, kw, sh, sw, ph, pw, dh, dw):
+        max_pool2d_inside(x, kh, kw, sh, sw, dh, dw, out, idx)
+    else:
+        _max_pool2d_clipped(x, kh, kw, sh, sw, ph, pw, dh, dw, out, idx)
+
+
+@njit(cache=True, nogil=True)
+def _max_pool2d_clipped(x, kh, kw, sh, sw, ph, pw, dh, dw, out, idx):  # pragma: no cover - compiled
     n, c, h, w = x.shape
     oh, ow = out.shape[2], out.shape[3]
-    if ph == 0 and pw == 0 and (oh - 1) * sh + (kh - 1) * dh < h and (ow - 1) * sw + (kw - 1) * dw < w:
-        _max_pool2d_inside(x, kh, kw, sh, sw, dh, dw, out, idx)
-        return
     for i in range(n):
         for ch in range(c):
             for y in range(oh):
@@ -326,9 +340,10 @@ def max_pool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, out, idx):  # pragma: 
                     idx[i, ch, y, xx] = at
 
 
-@njit(cache=True, nogil=True)
-def _max_pool2d_inside(x, kh, kw, sh, sw, dh, dw, out, idx):  # pragma: no cover - compiled
-    """``max_pool2d_forward`` when every window lies inside the input (no bounds to clip)."""
+@njit(cache=True, nogil=True, inline="always")
+def max_pool2d_inside(x, kh, kw, sh, sw, dh, dw, out, idx):  # pragma: no cover - compiled
+    """``max_pool2d_forward`` when every window lies inside the input (no bounds to clip).
+    Inlined into jitted callers: one passing constants gets the window unrolled."""
     n, c, h, w = x.shape
     oh, ow = out.shape[2], out.shape[3]
     for i in range(n):
@@ -353,3 +368,18 @@ def _max_pool2d_inside(x, kh, kw, sh, sw, dh, dw, out, idx):  # pragma: no cover
                             at = yy * w + xi if upd else at
                     o[y, xx] = best
                     ix[y, xx] = at
+
+
+@njit(cache=True, nogil=True)
+def max_pool_scatter(g, idx, res):  # pragma: no cover - compiled
+    """``res[p, idx[p, k]] += g[p, k]`` (max pooling's input gradient, planes ``p``); False, and
+    nothing more written, at the first index outside ``res``'s rows."""
+    planes, k_ = g.shape
+    size = res.shape[1]
+    for p in range(planes):
+        for k in range(k_):
+            j = idx[p, k]
+            if j < 0 or j >= size:
+                return False
+            res[p, j] += g[p, k]
+    return True

@@ -1,12 +1,14 @@
 """AI poetry: a character-level LSTM that writes classical Chinese poems (the book's "AI poetry").
 
-Run ``python -m ember.examples.poetry [--out DIR] [--tiny] [--start 湖光秋月两相和] [--acrostic 深度学习]``.
+Run ``python -m ember.examples.poetry [--out DIR] [--tiny] [--start 湖光秋月兩相和] [--acrostic 深度學習]``.
 
-1. Corpus. *Three Hundred Tang Poems* (313 poems, ~23,000 characters), shipped with ember as
-   ``ember/examples/data/tang300.tsv``; provenance and licence in ``tang300.LICENSE`` beside it
-   (public-domain poems; the digital text comes from Debian's ``fortunes-zh``). 10% of the poems
-   are held out. Every poem becomes ``<START> characters <EOP>``; the training poems are joined
-   into one stream and cut into windows.
+1. Corpus. *Three Hundred Tang Poems* (唐詩三百首: 320 poems, ~22,700 characters, traditional
+   characters), shipped with ember as ``ember/examples/data/tang300_traditional.tsv``; provenance
+   and licence in ``tang300_traditional.LICENSE`` beside it (public-domain poems; the digital text is
+   the MIT-licensed npm package ``chinese-poetry`` 2.0.1, editorial notes removed by
+   ``tools/make_tang_poems.py``). Start words and acrostics must use the corpus's (traditional)
+   characters. 10% of the poems are held out. Every poem becomes ``<START> characters <EOP>``; the
+   training poems are joined into one stream and cut into windows.
 2. Model, as in the book: ``Embedding -> 2-layer LSTM -> Linear`` over the corpus's characters,
    trained with cross-entropy and Adam. Progress bars show the loss; after training the held-out
    loss (nats per character) is compared with the entropy of the corpus's character (unigram)
@@ -34,6 +36,7 @@ from ember.examples._book_common import progress
 START, EOP = "<START>", "<EOP>"
 LINE_END = "，。！？；"
 MAX_LINE = 12
+CORPUS = "data/tang300_traditional.tsv"
 
 FULL = dict(embedding=128, hidden=256, seq_len=48, batch_size=32, epochs=25, lr=2e-3)
 TINY = dict(embedding=48, hidden=96, seq_len=32, batch_size=16, epochs=6, lr=1e-2)
@@ -41,7 +44,7 @@ TINY = dict(embedding=48, hidden=96, seq_len=32, batch_size=16, epochs=6, lr=1e-
 
 def load_corpus() -> list[str]:
     """The poems' bodies (punctuation included, no titles or authors), in file order."""
-    text = resources.files("ember.examples").joinpath("data/tang300.tsv").read_text(encoding="utf-8")
+    text = resources.files("ember.examples").joinpath(CORPUS).read_text(encoding="utf-8")
     return [line.split("\t")[2] for line in text.splitlines() if line and not line.startswith("#")]
 
 
@@ -248,14 +251,14 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m ember.examples.poetry", description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=".", help="directory for the model and poems.txt (default: .)")
     parser.add_argument("--tiny", action="store_true", help="a small model and few epochs (CI size)")
-    parser.add_argument("--start", default="湖光秋月两相和", help="start words of the first poem")
-    parser.add_argument("--acrostic", default="深度学习", help="characters that begin the acrostic's lines")
+    parser.add_argument("--start", default="湖光秋月兩相和", help="start words of the first poem")
+    parser.add_argument("--acrostic", default="深度學習", help="characters that begin the acrostic's lines")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     vocab = set("".join(load_corpus()))
     missing = [ch for ch in args.start + args.acrostic if ch not in vocab]
     if missing:
-        parser.error(f"characters not in the corpus: {''.join(missing)}")
+        parser.error(f"characters not in the corpus: {''.join(missing)} (the corpus is in traditional characters)")
     return run(dict(TINY if args.tiny else FULL), args.out, args.start, args.acrostic, args.seed)
 
 

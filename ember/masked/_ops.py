@@ -65,6 +65,21 @@ def _fill(input, mask, value):
     return input if mask is None else input.masked_fill(~mask, value)
 
 
+def _filled(input, mask, identity, dtype=None, *, cast_first=True):
+    """``input`` cast to ``dtype``, the elements where ``mask`` is False replaced by ``identity`` (a
+    value, or a function of ``input``'s dtype, called only when there is a mask). torch casts
+    first, except for amax/amin/argmax/argmin, which fill with the input dtype's identity and
+    then cast (``cast_first=False``)."""
+    m = _mask_of(input, mask)
+    if m is None:
+        return _cast(input, dtype)
+    if callable(identity):
+        identity = identity(input.dtype)
+    if cast_first:
+        return _fill(_cast(input, dtype), m, identity)
+    return _cast(_fill(input, m, identity), dtype)
+
+
 def _lowest(dt):
     if dt.is_floating_point or dt.is_complex:
         return -math.inf
@@ -121,9 +136,8 @@ def sum(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     >>> ember.masked.sum(ember.tensor([1., 2., 3.]), mask=ember.tensor([True, False, True])).item()
     4.0
     """
-    m = _mask_of(input, mask)
     dims = _dims(input, dim)
-    x = _fill(_cast(input, dtype), m, 0)
+    x = _filled(input, mask, 0, dtype)
     if _all_dims(input, dims) and not keepdim:
         return x.sum()
     return x.sum(dim=dims, keepdim=keepdim)
@@ -137,9 +151,8 @@ def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     >>> ember.masked.prod(ember.tensor([2., 5., 3.]), mask=ember.tensor([True, False, True])).item()
     6.0
     """
-    m = _mask_of(input, mask)
     dims = _dims(input, dim)
-    x = _fill(_cast(input, dtype), m, 1)
+    x = _filled(input, mask, 1, dtype)
     if _all_dims(input, dims) and not keepdim:
         return x.prod()
     if x.dtype.is_floating_point is False and not x.dtype.is_complex:
@@ -156,9 +169,8 @@ def amax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     >>> ember.masked.amax(ember.tensor([2., 5., 3.]), mask=ember.tensor([True, False, True])).item()
     3.0
     """
-    m = _mask_of(input, mask)  # masked-out elements take input's identity, then cast (torch's order)
-    x = _fill(input, m, _lowest(input.dtype)) if m is not None else input
-    return _cast(x, dtype).amax(dim=_dims(input, dim), keepdim=keepdim)
+    x = _filled(input, mask, _lowest, dtype, cast_first=False)
+    return x.amax(dim=_dims(input, dim), keepdim=keepdim)
 
 
 @public
@@ -170,15 +182,12 @@ def amin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     >>> ember.masked.amin(ember.tensor([2., 1., 3.]), mask=ember.tensor([True, False, True])).item()
     2.0
     """
-    m = _mask_of(input, mask)
-    x = _fill(input, m, _highest(input.dtype)) if m is not None else input
-    return _cast(x, dtype).amin(dim=_dims(input, dim), keepdim=keepdim)
+    x = _filled(input, mask, _highest, dtype, cast_first=False)
+    return x.amin(dim=_dims(input, dim), keepdim=keepdim)
 
 
 def _arg(name, input, dim, keepdim, dtype, mask, fill):
-    m = _mask_of(input, mask)
-    x = _fill(input, m, fill(input.dtype)) if m is not None else input
-    x = _cast(x, dtype)
+    x = _filled(input, mask, fill, dtype, cast_first=False)
     if dim is not None:
         idx = getattr(x, name)(dim=dim, keepdim=keepdim)
     else:
@@ -274,8 +283,7 @@ def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     # masked-out elements take input's lowest value (-inf, or an integer dtype's minimum); the
     # result is computed in input's float dtype, then cast to ``dtype`` (default: input's dtype,
     # so integer inputs give truncated integers), as torch does
-    m = _mask_of(input, mask)
-    x = _fill(input, m, _lowest(input.dtype)) if m is not None else input
+    x = _filled(input, mask, _lowest)
     return x.logsumexp(_dims(x, dim), keepdim=keepdim).to(dtype or input.dtype)
 
 
@@ -288,9 +296,7 @@ def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
     >>> ember.masked.norm(ember.tensor([3., 7., 4.]), mask=ember.tensor([True, False, True])).item()
     5.0
     """
-    m = _mask_of(input, mask)
-    fill = math.inf if ord == -math.inf else 0
-    x = _fill(input, m, fill) if m is not None else input
+    x = _filled(input, mask, math.inf if ord == -math.inf else 0)
     return _vector_norm(x, ord, _dims(x, dim), keepdim=keepdim, dtype=dtype)
 
 
@@ -349,7 +355,7 @@ def cumsum(input, dim, *, dtype=None, mask=None):
     >>> ember.masked.cumsum(ember.tensor([1., 2., 3.]), 0, mask=ember.tensor([True, False, True])).tolist()
     [1.0, 1.0, 4.0]
     """
-    x = _fill(_cast(input, dtype), _mask_of(input, mask), 0)
+    x = _filled(input, mask, 0, dtype)
     return x.cumsum(_one_dim(x, dim), dtype=x.dtype)  # torch keeps the input dtype (int32 too)
 
 
@@ -361,7 +367,7 @@ def cumprod(input, dim, *, dtype=None, mask=None):
     >>> ember.masked.cumprod(ember.tensor([2., 5., 3.]), 0, mask=ember.tensor([True, False, True])).tolist()
     [2.0, 2.0, 6.0]
     """
-    x = _fill(_cast(input, dtype), _mask_of(input, mask), 1)
+    x = _filled(input, mask, 1, dtype)
     return x.cumprod(_one_dim(x, dim), dtype=x.dtype)
 
 
@@ -374,7 +380,7 @@ def softmax(input, dim, *, dtype=None, mask=None):
     >>> ember.masked.softmax(ember.tensor([1., 5., 1.]), 0, mask=ember.tensor([True, False, True])).tolist()
     [0.5, 0.0, 0.5]
     """
-    x = _fill(_cast(input, dtype), _mask_of(input, mask), -math.inf)
+    x = _filled(input, mask, -math.inf, dtype)
     return x.softmax(_one_dim(x, dim))
 
 
@@ -386,7 +392,7 @@ def log_softmax(input, dim, *, dtype=None, mask=None):
     >>> ember.masked.log_softmax(ember.tensor([0., 5., 0.]), 0, mask=ember.tensor([True, False, True]))[1].item()
     -inf
     """
-    x = _fill(_cast(input, dtype), _mask_of(input, mask), -math.inf)
+    x = _filled(input, mask, -math.inf, dtype)
     return x.log_softmax(_one_dim(x, dim))
 
 
@@ -398,7 +404,7 @@ def softmin(input, dim, *, dtype=None, mask=None):
     >>> ember.masked.softmin(ember.tensor([1., 0., 1.]), 0, mask=ember.tensor([True, False, True])).tolist()
     [0.5, 0.0, 0.5]
     """
-    x = _fill(-_cast(input, dtype), _mask_of(input, mask), -math.inf)
+    x = _filled(-_cast(input, dtype), mask, -math.inf)
     return x.softmax(_one_dim(x, dim))
 
 
@@ -426,9 +432,8 @@ def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
     >>> ember.masked.logaddexp(ember.tensor([1.]), ember.tensor([2.]), other_mask=ember.tensor([False])).item()
     1.0
     """
-    a = _fill(_cast(input, dtype), _mask_of(input, input_mask), -math.inf)
-    b = _fill(_cast(other, dtype), _mask_of(other, other_mask), -math.inf)
-    return a.logaddexp(b)
+    return _filled(input, input_mask, -math.inf, dtype).logaddexp(
+        _filled(other, other_mask, -math.inf, dtype))
 
 
 # ------------------------------------------------------------------------------ mask helpers

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import _creation as C
 from .._tensor import Tensor
 from .._tensor_methods import foreach as F
-from .adam import _as_real, _same
+from .._tensor_methods.pointwise_math import view_as_real
 from .optimizer import Optimizer, _get_value, _step_tensor, _to_scalar
 from ._flat import flat_bucket
 from ._raw import flat_update_allowed, run_flat_update, run_update
@@ -76,39 +76,45 @@ class RMSprop(Optimizer):
         return bucket is not None and run_flat_update(_rmsprop_update, params, grads, bucket, group)
 
     def _update_foreach(self, params: list, grads: list, states: list, group: dict) -> None:
-        lr, alpha, eps, wd = (_get_value(_to_scalar(group["lr"])), group["alpha"], group["eps"],
-                              group["weight_decay"])
-        momentum = group["momentum"]
+        # the single-tensor update once per dtype, each op one ``ember._foreach_*`` call over lists
         for idx in _by_dtype(params):
             sts = [states[i] for i in idx]
-            real = _as_real if params[idx[0]].is_complex() else _same
-            ps, gs = [real(params[i]) for i in idx], [real(grads[i]) for i in idx]
-            sqs = [real(st["square_avg"]) for st in sts]
-            if group["maximize"]:
-                gs = F._foreach_neg(gs)
-            F._foreach_add_([st["step"] for st in sts], 1)
-            if wd != 0:
-                if group["maximize"]:
-                    F._foreach_add_(gs, ps, alpha=wd)
-                else:
-                    gs = F._foreach_add(gs, ps, alpha=wd)
-            F._foreach_mul_(sqs, alpha)
-            F._foreach_addcmul_(sqs, gs, gs, 1 - alpha)
-            if group["centered"]:
-                gavgs = [real(st["grad_avg"]) for st in sts]
-                F._foreach_lerp_(gavgs, gs, 1 - alpha)
-                avg = F._foreach_addcmul(sqs, gavgs, gavgs, -1)
-                F._foreach_sqrt_(avg)
-            else:
-                avg = F._foreach_sqrt(sqs)
-            F._foreach_add_(avg, eps)
-            if momentum > 0:
-                bufs = [real(st["momentum_buffer"]) for st in sts]
-                F._foreach_mul_(bufs, momentum)
-                F._foreach_addcdiv_(bufs, gs, avg)
-                F._foreach_add_(ps, bufs, alpha=-lr)
-            else:
-                F._foreach_addcdiv_(ps, gs, avg, -lr)
+            state = {name: [st[name] for st in sts] for name in sts[0]}
+            _rmsprop_update(_ForeachOps, [params[i] for i in idx], [grads[i] for i in idx], state,
+                            group)
+
+
+class _ForeachOps:
+    """``_raw``'s ops namespace over lists of Tensors of one dtype (``foreach=True``): torch's
+    multi-tensor RMSprop is its single-tensor update op for op, each op over the whole list."""
+
+    complex_views = True
+
+    @staticmethod
+    def real(ts):
+        return [view_as_real(t) if t.is_complex() else t for t in ts]
+
+    @staticmethod
+    def count_step(steps):
+        F._foreach_add_(steps, 1)
+
+    neg = staticmethod(F._foreach_neg)
+    sqrt = staticmethod(F._foreach_sqrt)
+    sqrt_ = staticmethod(F._foreach_sqrt_)
+    mul_ = staticmethod(F._foreach_mul_)
+    add_scalar_ = staticmethod(F._foreach_add_)
+    lerp_ = staticmethod(F._foreach_lerp_)
+    addcmul = staticmethod(F._foreach_addcmul)
+    addcmul_ = staticmethod(F._foreach_addcmul_)
+    addcdiv_ = staticmethod(F._foreach_addcdiv_)
+
+    @staticmethod
+    def add(a, b, alpha):
+        return F._foreach_add(a, b, alpha=alpha)
+
+    @staticmethod
+    def add_(a, b, alpha=1):
+        F._foreach_add_(a, b, alpha=alpha)
 
 
 def _rmsprop_update(K, p, grad, state: dict, group: dict) -> None:

@@ -41,3 +41,19 @@ def test_max_pool2d_loop_noncontiguous_and_grad():
     ye.backward(ember.tensor(g))
     yt.backward(torch.tensor(g))
     np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_backward_scatter_adds_overlaps_and_checks_indices(dtype):
+    from ember._primitives.pooling import max_pool_backward
+    x = np.random.default_rng(3).standard_normal((2, 3, 7, 7)).astype(dtype)
+    xe, xt = ember.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ye = ember.nn.functional.max_pool2d(xe, 3, 1)  # overlapping windows: one input wins many
+    yt = torch.nn.functional.max_pool2d(xt, 3, 1)
+    g = np.random.default_rng(4).standard_normal(tuple(yt.shape)).astype(dtype)
+    ye.backward(ember.tensor(g))
+    yt.backward(torch.tensor(g))
+    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-12)
+    bad = np.full((1, 1, 2, 2), 49, np.int64)  # one past a 7x7 plane
+    with pytest.raises(IndexError, match="outside the input's plane of 49"):
+        max_pool_backward.kernel(np.ones((1, 1, 2, 2), dtype), bad, input_shape=(1, 1, 7, 7))
