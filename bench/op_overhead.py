@@ -19,7 +19,7 @@ as the difference of two nested calls, next to torch's totals:
 The primitive call behind each public call is captured with a ``TorchDispatchMode``. Each cell is
 the median over ``--runs`` runs of the best-of-``--repeat`` time.
 
-Usage: ``python bench/op_overhead.py [--number N] [--repeat R] [--runs K] [--profile] [--cpu-time]``
+Usage: ``python bench/op_overhead.py [--number N] [--repeat R] [--runs K] [--totals-only] [--profile] [--cpu-time]``
 (``--profile`` adds a cProfile summary of ember's own time for the add and the chain).
 """
 from __future__ import annotations
@@ -222,8 +222,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--number", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--runs", type=int, default=3, help="runs of the stage table (median)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each table row (median)")
     parser.add_argument("--stages-only", action="store_true", help="print only the stage table")
+    parser.add_argument("--totals-only", action="store_true", help="print only the totals table")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time with the process's CPU clock (less disturbed by other processes)")
@@ -239,8 +240,9 @@ def main() -> None:
     torch.set_num_threads(1)
     with threadpool_limits(1):
         if not args.stages_only:
-            print_totals(ember, torch, args.number, args.repeat)
-        print_stages(ember, torch, args.number, args.repeat, args.runs)
+            print_totals(ember, torch, args.number, args.repeat, args.runs)
+        if not args.totals_only:
+            print_stages(ember, torch, args.number, args.repeat, args.runs)
         if args.profile:
             e_cases = cases(ember)
             profile(e_cases["add (8,)"], 20000, "add (8,)")
@@ -248,16 +250,22 @@ def main() -> None:
             profile(e_cases["chain 20 ops fwd+bwd"], 500, "chain 20 ops fwd+bwd")
 
 
-def print_totals(ember, torch, number: int, repeat: int) -> None:
+def print_totals(ember, torch, number: int, repeat: int, runs: int = 1) -> None:
+    """Each row: ember and torch timed alternately ``runs`` times; the median ratio's run is printed."""
     e_cases, t_cases = cases(ember), cases(torch)
-    print(f"{'op':<28}{'ember us':>10}{'torch us':>10}{'ratio':>8}")
+    print(f"{'op':<28}{'ember us':>10}{'torch us':>10}{'ratio':>8}"
+          + (f"   (median of {runs} runs)" if runs > 1 else ""))
     for name in e_cases:
         n = max(50, number // 20) if name.startswith("chain") else number
         if "bwd (" in name:
             e_cases[name](), t_cases[name]()  # the first backward makes .grad
-        e = best_us(e_cases[name], n, repeat)
-        t = best_us(t_cases[name], n, repeat)
-        print(f"{name:<28}{e:>10.2f}{t:>10.2f}{e / t:>8.2f}")
+        samples = []
+        for _ in range(runs):
+            e = best_us(e_cases[name], n, repeat)
+            t = best_us(t_cases[name], n, repeat)
+            samples.append((e / t, e, t))
+        ratio, e, t = sorted(samples)[len(samples) // 2]
+        print(f"{name:<28}{e:>10.2f}{t:>10.2f}{ratio:>8.2f}")
 
 if __name__ == "__main__":
     main()

@@ -25,7 +25,8 @@ from ._shape import broadcast_shapes, contiguous_strides
 from ._primitives._registry import OpDef, SlowPath, TensorMeta, set_dispatcher
 from ._tensor_base import TensorBase, new_tensor, shape_of as _shape, wrap
 from ._tensor_base import set_tensor_class as _set_wrap_class
-from .autograd._recording import record, recorder_for
+from .autograd._node_codegen import node_class_for
+from .autograd._recording import fast_record_names, fast_record_source, record
 from .autograd.grad_mode import STATE
 
 __all__ = ["dispatch", "wrap", "set_tensor_class", "TorchDispatchMode"]
@@ -289,8 +290,11 @@ def fast_method(op, fallback, swap: bool = False, accept=None):
 
 # names the generated code uses for its own locals and constants (a method's parameters must differ)
 _GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
-                               "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s", "b"}) | frozenset(
-    f"{p}{i}" for p in "tdkzcux" for i in range(8))
+                               "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s", "b",
+                               "cls", "node", "fn", "am", "acc", "vc", "ovc"}) | frozenset(
+    f"{p}{i}" for p in "tdkzcuxreqv" for i in range(8))
+_NO_PARAMS: dict = {}  # a fast method's params (never written: nodes and derivatives only read them)
+globals().update(fast_record_names())  # what the generated recording code reads
 
 
 def _kinds(args) -> tuple:
@@ -386,23 +390,22 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
     lines = [head, f"    if {guard}:\n"]
     flag = pointwise and n == 2  # s: a Python scalar operand (then 0-d flags cannot matter)
     for i, x in enumerate(xs):
-        g_tensor = "g = " + f"{x}._requires_grad\n" if i == 0 else \
-            f"if {x}._requires_grad:\n                g = True\n"
+        # r<i>: the input's requires_grad, or None for a Python scalar or None (what recording reads)
         first = i == 0
         lines.append(f"        t{i} = type({x})\n"
                      f"        if t{i} is Tensor or t{i} in FAST_TYPES:\n"
                      f"            d{i} = {x}._data\n"
                      f"            if d{i} is None:\n                {fall}\n"
                      f"            k{i} = {x}._dtype\n"
-                     f"            {g_tensor}"
+                     f"            r{i} = {x}._requires_grad\n"
                      + ("            s = False\n" if flag and first else "")
                      + f"        elif t{i} in _SCALAR_KINDS:\n            d{i} = {x}\n            k{i} = t{i}\n"
-                     + ("            g = False\n" if first else "")
+                     + f"            r{i} = None\n"
                      + ("            s = True\n" if flag else "")
-                     + f"        elif {x} is None:\n            d{i} = k{i} = None\n"
-                     + ("            g = False\n" if first else "")
+                     + f"        elif {x} is None:\n            d{i} = k{i} = r{i} = None\n"
                      + ("            s = False\n" if flag and first else "")
                      + f"        else:\n            {fall}\n")
+    grad = " or ".join(f"r{i}" for i in range(n))
     zs = [f"type(d{i}) is _ndarray and d{i}.ndim == 0" for i in range(n)]
     if n == 1:
         lines.append("        key = k0\n")
@@ -427,7 +430,7 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
             else f"op.kernel({ds})"
         # the ufunc's result already has the plan's dtype (float operands in the compute dtype); while
         # a mode is entered anywhere the kernel runs, so whatever observes kernels sees every call
-        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, out_dt, g)"
+        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '_NO_PARAMS'}, res, out_dt, {grad})"
         # a NumPy scalar (from 0-d operands) becomes a 0-d array here; anything else goes to _finish
         def scalar(i):
             return (f"if type(res) is not _ndarray:\n{i}    if not isinstance(res, _generic):\n"
@@ -447,7 +450,7 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
     else:
         call = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if names is None \
             else f"op.kernel({ds})"
-        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '{}'}, res, None, g)"
+        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '_NO_PARAMS'}, res, None, {grad})"
         lines.append(f"        try:\n            res = {call}\n"
                      f"        except Exception:\n            {fall}\n"
                      f"        if type(res) is not _ndarray:\n"
@@ -460,15 +463,10 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
                      f"        b = {xs[0]}._base\n"
                      f"        t = new_tensor(Tensor, res, _FROM_NP[res.dtype], None, {xs[0]} if b is None else b, "
                      f"None, {xs[0]}._vc or {xs[0]}._version_cell())\n")
-    rec_params = "params" if names is None else "{}"
-    lines.append(f"        if g and STATE.enabled and op.backward is not None:\n"
-                 f"            rec = op.recorder\n"
-                 f"            if rec is None:\n"
-                 f"                rec = op.recorder = recorder_for(op, {n})\n"
-                 f"            rec({argtuple}, {rec_params}, t)\n"
-                 f"        return t\n    {fall}\n")
+    lines.append(fast_record_source(op, xs, argtuple, "params" if names is None else "_NO_PARAMS", "        "))
+    lines.append(f"        return t\n    {fall}\n")
     src = "".join(lines)
-    src = "def make(op, _plans, accept, fallback):\n" + "".join(
+    src = "def make(op, _plans, accept, fallback, cls):\n" + "".join(
         "    " + line + "\n" for line in src.splitlines()) + f"    return {'fast' if names is None else 'method'}\n"
     if DEBUG >= 2:
         print(src)
@@ -477,7 +475,7 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
     local: dict = {}
     # this module's globals: kernels are reached from ember._dispatch, and Tensor is the live class
     exec(compile(src, f"<ember fast path of {op.name}>", "exec"), globals(), local)
-    return local["make"](op, plans, accept, fallback)
+    return local["make"](op, plans, accept, fallback, node_class_for(op) if op.backward is not None else None)
 
 
 _PLANS: dict = {}

@@ -19,13 +19,16 @@ import numpy as np
 from ._dispatch import MODES, _any_mode, dispatch
 from . import _dtype as D
 from ._tensor_base import _TENSOR_CLASS, TensorBase, new_tensor, wrap
-from .autograd.grad_mode import STATE, is_grad_enabled
+from .autograd._recording import recorder_for
+from .autograd.grad_mode import LEAN, STATE, is_grad_enabled
 from .overrides import PLAIN_TYPES
 from ._primitives import view as V
 
 __all__ = ["getitem", "setitem"]
 
 _INT64, _BOOL = D.int64, D.bool
+# ``x[i]`` / ``x[a:b]`` on a tensor requiring grad record select's / slice's node themselves
+_SELECT_RECORDER, _SLICE_RECORDER = recorder_for(V.select), recorder_for(V.slice_)
 _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                     "valid indices (got {})")
 
@@ -163,20 +166,31 @@ def getitem(t, index):
             if -n <= index < n:  # else the general path raises torch's IndexError
                 if index < 0:
                     index += n
-                if (t._requires_grad and STATE.enabled) or (_any_mode[0] and MODES.stack):
+                if _any_mode[0] and MODES.stack:
                     return dispatch(V.select, t, dim=0, index=index)
                 b = t._base
-                return new_tensor(_TENSOR_CLASS[0], d[index, ...], t._dtype, None,  # 0-d: a view
-                                  t if b is None else b, None, t._vc or t._version_cell())
+                out = new_tensor(_TENSOR_CLASS[0], d[index, ...], t._dtype, None,  # 0-d: a view
+                                 t if b is None else b, None, t._vc or t._version_cell())
+                if t._requires_grad:  # select's node, recorded as dispatch's fast path would
+                    if LEAN[0]:
+                        _SELECT_RECORDER(t, {"dim": 0, "index": index}, out)
+                    elif STATE.enabled:
+                        return dispatch(V.select, t, dim=0, index=index)
+                return out
     elif ti is slice and type(t) in PLAIN_TYPES:
         d = t._data
         if d is not None and d.ndim and _plain_slice(index):
-            if (t._requires_grad and STATE.enabled) or (_any_mode[0] and MODES.stack):
+            grad = t._requires_grad
+            if (grad and not LEAN[0] and STATE.enabled) or (_any_mode[0] and MODES.stack):
                 s, e, st = index.indices(d.shape[0])
                 return dispatch(V.slice_, t, dim=0, start=s, end=max(e, s), step=st)
             b = t._base  # NumPy clamps a slice exactly as ``slice.indices`` does
-            return new_tensor(_TENSOR_CLASS[0], d[index], t._dtype, None, t if b is None else b, None,
-                              t._vc or t._version_cell())
+            out = new_tensor(_TENSOR_CLASS[0], d[index], t._dtype, None, t if b is None else b, None,
+                             t._vc or t._version_cell())
+            if grad and LEAN[0]:  # slice's node, recorded as dispatch's fast path would
+                s, e, st = index.indices(d.shape[0])
+                _SLICE_RECORDER(t, {"dim": 0, "start": s, "end": max(e, s), "step": st}, out)
+            return out
     elif ti is tuple and type(t) in PLAIN_TYPES and index:
         # ``t[i, j]``, ``t[:, k]``...: ints and int slices only; outside autograd and modes the view
         # NumPy's basic indexing gives is the one the chain of select/slice views ends at

@@ -196,9 +196,14 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return st
 
     def _version_cell(self) -> VersionCounter:
+        """The family's version counter, made on first need. A node that saved this tensor as its
+        output before any counter existed (the fast path's recording) is handed the new one."""
         v = self._vc
         if v is None:
             v = self._vc = VersionCounter()
+            fn = self._grad_fn
+            if fn is not None:
+                fn.adopt_counter(self._output_nr, v)
         return v
 
     @property
@@ -375,6 +380,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
     def detach_(self):
         if self._base is not None and self._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        if self._grad_fn is not None:
+            self._version_cell()  # a node that saved this output keeps watching its writes
         self._grad_fn = None
         self._requires_grad = False
         return self

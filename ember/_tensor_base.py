@@ -14,13 +14,14 @@ __all__ = ["TensorBase", "AutogradMeta", "new_tensor", "wrap", "set_tensor_class
 class AutogradMeta:
     """Per-tensor autograd extras: ``.grad``, hooks, ``retain_grad``, the cached AccumulateGrad."""
 
+    # ``acc_edge``: a leaf's graph edge ``(AccumulateGrad, 0)``, made once (recording reuses the tuple)
     # ``multi_view``: (function name, output index) on an output of a function returning several
     # views (split/chunk/unbind), (None, None) on a view of one; torch forbids writing into them
-    __slots__ = ("grad", "hooks", "post_acc_hooks", "retains_grad", "acc", "name", "multi_view")
+    __slots__ = ("grad", "hooks", "post_acc_hooks", "retains_grad", "acc_edge", "name", "multi_view")
 
     def __init__(self):
-        self.grad = self.hooks = self.post_acc_hooks = self.retains_grad = self.acc = self.name = None
-        self.multi_view = None
+        self.grad = self.hooks = self.post_acc_hooks = self.retains_grad = self.acc_edge = None
+        self.name = self.multi_view = None
 
 
 class TensorBase:

@@ -102,6 +102,9 @@ class OpDef:
         self.input_names = tuple(p.name for p in inspect.signature(kernel).parameters.values()
                                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
         self.node_name = node_name or f"{_camel(name)}Backward0"
+        # whether calls may pass params (keyword arguments): else nodes need no ``params`` slot
+        self.takes_params = any(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)
+                                for p in inspect.signature(kernel).parameters.values())
         # defaults of the kernel's keyword-only params, so derivatives see every param
         self.param_defaults = {p.name: p.default for p in inspect.signature(kernel).parameters.values()
                                if p.kind == p.KEYWORD_ONLY and p.default is not p.empty}
@@ -120,7 +123,7 @@ class OpDef:
         # dispatch's fast path, generated from this definition on first call (``_dispatch.fast_path``):
         # None = not generated yet, False = the op always takes the general path
         self.fast = None
-        self.recorder = None  # autograd's recorder specialised for this op (generated on first use)
+        self.recorder = None  # autograd's recorders specialised for this op (generated on first use)
         REGISTRY[name] = self
         _KERNELS[name] = kernel
 
@@ -245,6 +248,28 @@ def _array_sum_to_size(a, shape):
     return out.reshape(shape) if lead else out
 
 
+def _array_expand(a, *, size):
+    """``expand``'s kernel on an array (a read-only broadcast view of ``a``), made with one ndarray
+    constructor when ``a`` is contiguous: ``np.broadcast_to``'s Python-level setup costs about 2 us,
+    a large part of a reduction's raw backward on small tensors. Anything else takes the kernel."""
+    if type(a) is _ndarray and a.size and a.flags.c_contiguous:
+        lead = len(size) - a.ndim
+        if lead >= 0:
+            strides = [0] * lead
+            for have, want, step in zip(a.shape, size[lead:], a.strides):
+                if have == want:
+                    strides.append(step)
+                elif have == 1:
+                    strides.append(0)
+                else:
+                    break  # not expandable: the kernel raises
+            else:
+                out = _ndarray(size, a.dtype, a, 0, strides)
+                out.flags.writeable = False
+                return out
+    return _KERNELS["expand"](a, size=size)
+
+
 def _tensor_sum_to_size(t, shape):
     return t.sum_to_size(shape)
 
@@ -259,7 +284,8 @@ def _array_reshape(a, shape):
 
 # the derivatives' ops namespaces (the registry's module doc): Tensors through dispatch, raw arrays
 TENSOR_K = _OpsNamespace(False, {"sum_to_size": _tensor_sum_to_size, "reshape": _tensor_reshape})
-ARRAY_K = _OpsNamespace(True, {"sum_to_size": _array_sum_to_size, "reshape": _array_reshape})
+ARRAY_K = _OpsNamespace(True, {"sum_to_size": _array_sum_to_size, "reshape": _array_reshape,
+                               "expand": _array_expand})
 
 
 def _output_index(name: str):

@@ -136,8 +136,8 @@ def _(a, *, dim, index):
 
 
 @select.derivative
-def _(grad, *, a_shape, dim, index):
-    return grad._op(select_backward, input_sizes=tuple(a_shape), dim=dim, index=index)
+def _(grad, *, a_shape, dim, index, K):
+    return K.select_backward(grad, input_sizes=tuple(a_shape), dim=dim, index=index)
 
 
 @primitive("select_backward", kind="other")
@@ -173,9 +173,8 @@ def _(a, *, dim, start, end, step=1):
 
 
 @slice_.derivative
-def _(grad, *, a_shape, dim, start, end, step):
-    return grad._op(slice_backward, input_sizes=tuple(a_shape), dim=dim, start=start, end=end,
-                    step=step)
+def _(grad, *, a_shape, dim, start, end, step, K):
+    return K.slice_backward(grad, input_sizes=tuple(a_shape), dim=dim, start=start, end=end, step=step)
 
 
 @primitive("slice_backward", kind="other")

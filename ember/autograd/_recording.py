@@ -19,16 +19,16 @@ from __future__ import annotations
 
 from .._primitives._registry import REGISTRY
 from .._tensor_base import AutogradMeta, TensorBase, shape_of
-from .grad_mode import STATE
+from .grad_mode import LEAN, STATE
 from .._storage import VersionCounter
 from .graph import LOCAL, SPECIAL_RECORDING, AccumulateGrad, Node, SavedGroup, SavedTensor, anomaly_trace
-from .graph import node_class_for
+from ._node_codegen import node_class_for
 from .graph import _seq as _SEQ
 
 _new = object.__new__
 _init_node = Node.__init__  # the Node constructor on a bare instance (CopySlices; record inlines it)
 
-__all__ = ["record", "recorder_for", "record_inplace", "edge_of", "grad_accumulator", "copy_slices",
+__all__ = ["record", "fast_record_source", "fast_record_names", "recorder_for", "record_inplace", "edge_of", "grad_accumulator", "copy_slices",
            "CopySlices", "mark_multi_view", "check_multi_view_write"]
 
 
@@ -42,7 +42,12 @@ def edge_of(t):
             fn = _regenerate_view_fn(t, fn)
         return (fn, t._output_nr)
     if t._requires_grad:
-        return (grad_accumulator(t), 0)
+        am = t._ameta
+        edge = am.acc_edge if am is not None else None
+        if edge is None:
+            grad_accumulator(t)
+            edge = t._ameta.acc_edge
+        return edge
     return (None, 0)
 
 
@@ -52,10 +57,10 @@ def grad_accumulator(t):
     am = t._ameta
     if am is None:
         am = t._ameta = AutogradMeta()
-    acc = am.acc
-    if acc is None:
-        acc = am.acc = AccumulateGrad(t)
-    return acc
+    edge = am.acc_edge
+    if edge is None:
+        edge = am.acc_edge = (AccumulateGrad(t), 0)
+    return edge[0]
 
 
 def _replay_view(t, geom, view_dtype):
@@ -170,15 +175,15 @@ def record(op, args, params, outs, inplace_self_saved=None):
     node = _new(cls)
     node.next_functions = tuple(edges)
     node._seq = next(_SEQ)
-    node.view_version = None
     special = SPECIAL_RECORDING[0]
     node._extra = anomaly_trace() if special else None
     node.input_meta = metas
-    node.op = op
-    node.params = params
+    if op.takes_params:
+        node.params = params
     single = op.num_outputs == 1
     outs_t = (outs,) if single else outs
-    node.out_meta = None if single else [(shape_of(o), o._dtype) for o in outs_t]
+    if not single:
+        node.out_meta = [(shape_of(o), o._dtype) for o in outs_t]
     if special and LOCAL.saved_hooks:
         node._saved, node._versions = _saved_objects(op, args, outs_t, inplace_self_saved), None
     else:  # lean: the values themselves plus the versions of tensors (graph.PrimNode._unpack)
@@ -263,77 +268,112 @@ class _Value:
         return self.value
 
 
-def recorder_for(op, n: int):
-    """``rec(args, params, out)``: ``record`` specialised for one single-output op called with ``n``
-    positional arguments that are Tensors, Python scalars or None (dispatch's fast path). Generated
-    once per op from its save plan: no loop over the plan, no list arguments, no multi-output case."""
-    lines = [f"def rec(args, params, out):\n    {', '.join(f'x{i}' for i in range(n))}, = args\n"]
-    saved_inputs = {i for kind, i in op.save_plan if kind == 0}
-    for i in range(n):
+def fast_record_source(op, xs, argtuple: str, params: str, indent: str) -> str:
+    """Source recording ``op``'s Node, for dispatch's generated fast path (``_dispatch._generate``)
+    to inline after it made the output ``t``: the node's one constructor for this op, written out
+    from its save plan, with no loop, no call and no thread-local read.
+
+    The fast path's locals it reads: per input ``i`` (named ``xs[i]``) ``d<i>`` (the array), ``k<i>``
+    (the dtype) and ``r<i>`` (requires_grad for a Tensor, None for a Python scalar or None), ``t``.
+    It makes ``node`` when an input requires grad and ``grad_mode.LEAN`` holds (grad mode on in
+    every thread, anomaly mode and saved-tensor hooks never used: one global read instead of the
+    thread's state); otherwise, or when the op's derivative was registered again after the fast path
+    was generated (a new node class), the general ``record`` runs if this thread's grad mode is on.
+    A fresh output saved for backward gets no version counter: ``Tensor._version_cell`` hands the
+    node the counter if one is ever made (``PrimNode.adopt_counter``). Names it needs come from
+    ``fast_record_names``; ``cls`` is the op's node class."""
+    n = len(xs)
+    any_grad = " or ".join(f"r{i}" for i in range(n))
+    i1, i2, i3 = indent + "    ", indent + "        ", indent + "            "
+    if op.backward is None:  # no derivative (yet): the general path decides at each call
+        return (f"{indent}if ({any_grad}) and STATE.enabled and op.backward is not None:\n"
+                f"{i1}record(op, {argtuple}, {params}, t)\n")
+    lines = [f"{indent}if {any_grad}:\n{i1}if LEAN[0] and op.node_class is cls:\n{i2}node = _new(cls)\n"]
+    for i, x in enumerate(xs):
         # a leaf's edge read straight from its AccumulateGrad (edge_of's common cases, inlined)
-        test = f"t{i}" if i in saved_inputs else f"isinstance(x{i}, TensorBase)"
-        if i in saved_inputs:
-            lines.append(f"    t{i} = isinstance(x{i}, TensorBase)\n")
-        lines.append(f"    if {test} and x{i}._requires_grad:\n"
-                     f"        fn = x{i}._grad_fn\n"
-                     f"        if fn is None:\n"
-                     f"            am = x{i}._ameta\n"
-                     f"            acc = am.acc if am is not None else None\n"
-                     f"            e{i} = (acc, 0) if acc is not None else edge_of(x{i})\n"
-                     f"        elif fn.view_version is None:\n"
-                     f"            e{i} = (fn, x{i}._output_nr)\n"
-                     f"        else:\n"
-                     f"            e{i} = edge_of(x{i})\n"
-                     f"        d = x{i}._data\n"
-                     f"        m{i} = (d.shape if d is not None else x{i}._meta[0], x{i}._dtype)\n"
-                     f"    else:\n        e{i} = _NO_EDGE\n        m{i} = None\n")
-    lines.append("    node = _new(cls)\n"
-                 f"    node.next_functions = ({''.join(f'e{i}, ' for i in range(n))})\n"
-                 "    node._seq = next(_SEQ)\n"
-                 "    node.view_version = None\n"
-                 "    special = SPECIAL_RECORDING[0]\n"
-                 "    node._extra = anomaly_trace() if special else None\n"
-                 f"    node.input_meta = ({''.join(f'm{i}, ' for i in range(n))})\n"
-                 "    node.op = op\n    node.params = params\n    node.out_meta = None\n"
-                 "    if special and LOCAL.saved_hooks:\n"
-                 "        node._saved, node._versions = _saved_objects(op, args, (out,), None), None\n"
-                 "    else:\n")
+        edge = (f"fn = {x}._grad_fn\nif fn is None:\n    am = {x}._ameta\n"
+                f"    e{i} = am.acc_edge if am is not None else None\n"
+                f"    if e{i} is None:\n        e{i} = edge_of({x})\n"
+                f"elif fn.view_version is None:\n    e{i} = (fn, {x}._output_nr)\n"
+                f"else:\n    e{i} = edge_of({x})\nq{i} = (d{i}.shape, k{i})\n")
+        if n == 1:  # the one input requires grad, or nothing is recorded
+            lines.append("".join(f"{i2}{line}\n" for line in edge.splitlines()))
+        else:
+            lines.append(f"{i2}if r{i}:\n" + "".join(f"{i3}{line}\n" for line in edge.splitlines())
+                         + f"{i2}else:\n{i3}e{i} = _NO_EDGE\n{i3}q{i} = None\n")
+    lines.append(f"{i2}node.next_functions = ({''.join(f'e{i}, ' for i in range(n))})\n"
+                 f"{i2}node.input_meta = ({''.join(f'q{i}, ' for i in range(n))})\n"
+                 f"{i2}node._seq = next(_SEQ)\n{i2}node._extra = None\n"
+                 + (f"{i2}node.params = {params}\n" if op.takes_params else ""))
     saved, versions = [], []
     for k, (kind, i) in enumerate(op.save_plan):
-        if kind == 0:
-            lines.append(f"        if t{i}:\n"
-                         f"            vc = x{i}._vc\n            v{k} = vc.value if vc is not None else 0\n"
-                         f"        else:\n            v{k} = None\n")
-            saved.append(f"x{i}")
-        elif kind == 2:  # ``outs`` of a single-output op
-            lines.append(f"        v{k} = None\n")
-            saved.append("SavedGroup([SavedTensor(out, True, 0)])")
-        else:  # kind 1: the one output
-            lines.append("        ovc = out._vc\n        if ovc is None:\n            ovc = out._vc = VersionCounter()\n"
-                         f"        v{k} = ovc.value\n")
-            saved.append("(out._data, out._dtype, ovc, out._meta)")
+        if kind == 0:  # an input: the tensor itself and its version, or a Python scalar / None
+            if n == 1:
+                lines.append(f"{i2}vc = {xs[i]}._vc\n{i2}v{k} = vc.value if vc is not None else 0\n")
+            else:
+                lines.append(f"{i2}if r{i} is not None:\n{i3}vc = {xs[i]}._vc\n"
+                             f"{i3}v{k} = vc.value if vc is not None else 0\n{i2}else:\n{i3}v{k} = None\n")
+            saved.append(xs[i])
+        elif kind == 1:  # the one output, as (array, dtype, version counter, meta): no cycle
+            if op.is_view:  # shares its input's counter
+                lines.append(f"{i2}ovc = t._vc\n{i2}if ovc is None:\n{i3}ovc = t._vc = VersionCounter()\n"
+                             f"{i2}v{k} = ovc.value\n")
+                saved.append("(t._data, t._dtype, ovc, t._meta)")
+            else:  # a fresh output has no counter yet: the node adopts it if one is ever made
+                lines.append(f"{i2}v{k} = 0\n")  # (PrimNode.adopt_counter, from Tensor._version_cell)
+                saved.append("(t._data, t._dtype, None, t._meta)")
+        else:  # ``outs`` of a single-output op
+            lines.append(f"{i2}v{k} = None\n")
+            saved.append("SavedGroup([SavedTensor(t, True, 0)])")
         versions.append(f"v{k}")
-    # tuples: nothing rewrites a generated recorder's entries (record_inplace goes through ``record``)
-    lines.append(f"        node._saved = ({''.join(s + ', ' for s in saved)})\n"
-                 f"        node._versions = ({''.join(v + ', ' for v in versions)})\n")
+    lines.append(f"{i2}node._saved = ({''.join(s + ', ' for s in saved)})\n"
+                 f"{i2}node._versions = ({''.join(v + ', ' for v in versions)})\n")
     if op.is_view:  # lets edge_of notice a later in-place write to the base (or another view)
-        lines.append("    node.view_version = out._vc.value\n")
-        # a view of a multi-output view is one too (see ``record``)
-        lines.append("    src = x0._ameta if isinstance(x0, TensorBase) else None\n"
-                     "    if src is not None and src.multi_view is not None:\n"
-                     "        mark_multi_view((out,), None)\n")
+        lines.append(f"{i2}node.view_version = t._vc.value\n"
+                     f"{i2}am = {xs[0]}._ameta\n"  # a view of a multi-output view is one too
+                     f"{i2}if am is not None and am.multi_view is not None:\n"
+                     f"{i3}mark_multi_view((t,), None)\n")
     diff = op.differentiable_outputs
     if diff is None or 0 in diff:
-        lines.append("    if out._dtype.category >= 2:\n"
-                     "        out._grad_fn = node\n        out._output_nr = 0\n        out._requires_grad = True\n")
-    lines.append("    return node\n")
-    ns = {"op": op, "cls": op.node_class or node_class_for(op), "TensorBase": TensorBase, "edge_of": edge_of,
-          "_NO_EDGE": (None, 0), "_new": _new, "_SEQ": _SEQ, "LOCAL": LOCAL, "anomaly_trace": anomaly_trace,
-          "SPECIAL_RECORDING": SPECIAL_RECORDING,
-          "_saved_objects": _saved_objects, "VersionCounter": VersionCounter, "SavedGroup": SavedGroup,
-          "SavedTensor": SavedTensor, "mark_multi_view": mark_multi_view}
-    exec(compile("".join(lines), f"<ember recorder of {op.name}>", "exec"), ns)
-    return ns["rec"]
+        if op.promotion in _FLOAT_KEEPING and op.promote_args is None:  # a float input: float result
+            lines.append(f"{i2}t._grad_fn = node\n{i2}t._requires_grad = True\n")
+        else:
+            lines.append(f"{i2}if t._dtype.category >= 2:\n{i3}t._grad_fn = node\n{i3}t._requires_grad = True\n")
+    lines.append(f"{i1}elif STATE.enabled:\n{i2}record(op, {argtuple}, {params}, t)\n")
+    return "".join(lines)
+
+
+# pointwise promotions whose result is floating (or complex) whenever an operand is
+_FLOAT_KEEPING = ("default", "int_to_float", "complex_to_float")
+
+
+def fast_record_names() -> dict:
+    """The names ``fast_record_source``'s code reads, for the fast path's namespace."""
+    return {"record": record, "STATE": STATE, "LEAN": LEAN, "_new": _new,
+            "edge_of": edge_of, "_NO_EDGE": (None, 0), "_SEQ": _SEQ, "VersionCounter": VersionCounter,
+            "SavedGroup": SavedGroup, "SavedTensor": SavedTensor, "mark_multi_view": mark_multi_view}
+
+
+def recorder_for(op, n: int = 1):
+    """``rec(x0, ..., x<n-1>, params, t)``: ``fast_record_source`` as a function, for code outside
+    dispatch's generated fast paths that makes an op's output ``t`` from Tensor inputs itself
+    (indexing's views); generated once per op and arity."""
+    rec = op.recorder.get(n) if op.recorder is not None else None
+    if rec is not None:  # (a derivative registered again clears ``op.recorder``)
+        return rec
+    xs = [f"x{i}" for i in range(n)]
+    reads = "".join(f"        r{i} = x{i}._requires_grad\n        d{i} = x{i}._data\n        k{i} = x{i}._dtype\n"
+                    for i in range(n))
+    src = (f"def make(op, cls):\n    def rec({', '.join(xs)}, params, t):\n{reads}"
+           + fast_record_source(op, xs, f"({', '.join(xs)},)", "params", "        ")
+           + "    return rec\n")
+    ns = fast_record_names()
+    exec(compile(src, f"<ember recorder of {op.name}>", "exec"), ns)
+    rec = ns["make"](op, node_class_for(op) if op.backward is not None else None)
+    if op.recorder is None:
+        op.recorder = {}
+    op.recorder[n] = rec
+    return rec
 
 
 def record_inplace(op, self, args, params, res, saved_self):

@@ -14,7 +14,8 @@ from __future__ import annotations
 import warnings
 
 from .grad_mode import _DecoratorContextManager as DecoratorContextManager
-from .graph import LOCAL, SPECIAL_RECORDING
+from .grad_mode import note_special_recording
+from .graph import LOCAL
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
@@ -39,7 +40,7 @@ class detect_anomaly(DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev, self.prev_check_nan = LOCAL.anomaly, LOCAL.anomaly_check_nan
-        SPECIAL_RECORDING[0] = True
+        note_special_recording()
         LOCAL.anomaly, LOCAL.anomaly_check_nan = True, self.check_nan
 
     def __exit__(self, *exc) -> None:
@@ -57,7 +58,7 @@ class set_detect_anomaly:
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self.prev, self.prev_check_nan = LOCAL.anomaly, LOCAL.anomaly_check_nan
         if mode:
-            SPECIAL_RECORDING[0] = True
+            note_special_recording()
         LOCAL.anomaly, LOCAL.anomaly_check_nan = bool(mode), bool(check_nan)
 
     def __enter__(self) -> None:

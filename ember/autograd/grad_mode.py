@@ -12,16 +12,59 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled"]
 
 
+# Recording's one global check (the generated fast path reads it instead of this thread's grad
+# mode): ``LEAN[0]`` is True while grad mode is on in every thread and neither anomaly mode nor
+# saved-tensor hooks were ever used (``SPECIAL_RECORDING``); otherwise recording takes the general
+# path, which reads the thread's own state.
+LEAN = [True]
+SPECIAL_RECORDING = [False]  # set for good by anomaly mode and saved-tensor hooks
+_GRAD_OFF = [0]  # threads whose grad mode is off
+_LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    # a fork child keeps only the forking thread: a lock another thread held stays locked, and
+    # the other threads' grad modes are gone
+    global _LOCK
+    _LOCK = threading.Lock()
+    _GRAD_OFF[0] = 0 if bool(STATE.enabled) else 1
+    _update_lean()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _update_lean() -> None:
+    LEAN[0] = _GRAD_OFF[0] == 0 and not SPECIAL_RECORDING[0]
+
+
+def note_special_recording() -> None:
+    """Anomaly mode or saved-tensor hooks are in use: recording reads thread-local state from now on."""
+    with _LOCK:
+        SPECIAL_RECORDING[0] = True
+        _update_lean()
+
+
 class _State(threading.local):
     def __init__(self):
         self.enabled = True
         self.inference = False
+
+    def __setattr__(self, name, value):
+        # reads stay plain thread-local attribute reads; a change of grad mode updates ``LEAN``
+        if name == "enabled" and bool(self.__dict__.get("enabled", True)) != bool(value):
+            with _LOCK:
+                _GRAD_OFF[0] += -1 if value else 1
+                _update_lean()
+        super().__setattr__(name, value)
 
 
 STATE = _State()

@@ -23,14 +23,13 @@ import weakref
 import numpy as _np
 
 from .. import _dtype as D
-from .._primitives._registry import ARRAY_K, TENSOR_K, _array_sum_to_size
-from .._storage import VersionCounter
+from .._primitives._registry import TENSOR_K
 from .._tensor_base import _TENSOR_CLASS, new_tensor, wrap
 from ..utils.hooks import RemovableHandle, add_hook
-from .grad_mode import STATE
+from .grad_mode import SPECIAL_RECORDING, STATE, note_special_recording
 
 __all__ = ["Node", "PrimNode", "AccumulateGrad", "SavedTensor", "SavedGroup", "saved_tensors_hooks",
-           "disable_saved_tensors_hooks", "node_class_for"]
+           "disable_saved_tensors_hooks"]
 
 _seq = itertools.count()
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -45,9 +44,9 @@ class _Local(threading.local):
 
 
 LOCAL = _Local()
-# set (for good) the first time any thread enables anomaly mode or pushes saved-tensor hooks: until
-# then recording skips its two thread-local reads (``LOCAL.anomaly``, ``LOCAL.saved_hooks``)
-SPECIAL_RECORDING = [False]
+# ``SPECIAL_RECORDING`` (grad_mode): set for good the first time any thread enables anomaly mode or
+# pushes saved-tensor hooks; until then recording skips its two thread-local reads (``LOCAL.anomaly``,
+# ``LOCAL.saved_hooks``)
 
 
 class _NodeExtra:
@@ -96,13 +95,16 @@ class Node:
 
     # ``_extra``: None, or a ``_NodeExtra`` holding hooks, metadata and the anomaly-mode traceback
     # (read through the properties below); the engine's "any hooks" check is ``_extra is not None``
-    __slots__ = ("next_functions", "_seq", "_extra", "view_version", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_extra", "__weakref__")
+
+    # the version of the output's family when a view op recorded this node (so ``edge_of`` notices a
+    # later in-place write to the base): a slot of view ops' node classes, None for every other node
+    view_version = None
 
     def __init__(self, next_functions=()):
         """The one constructor of a Node's own fields (recording calls it on a bare instance)."""
         self.next_functions = next_functions
         self._seq = next(_seq)
-        self.view_version = None
         self._extra = anomaly_trace() if SPECIAL_RECORDING[0] else None
 
     _pre_hooks = _extra_field("pre_hooks")
@@ -129,6 +131,9 @@ class Node:
     def _sequence_nr(self) -> int:
         return self._seq
 
+    def adopt_counter(self, nr: int, vc) -> None:
+        """A version counter was made for output ``nr`` (see ``PrimNode.adopt_counter``)."""
+
     def apply(self, grads: list) -> tuple:
         raise NotImplementedError
 
@@ -154,6 +159,9 @@ class Node:
         return add_hook(self, "_retain_hooks" if retain else "_tensor_pre_hooks", (output_nr, fn))
 
 
+_NO_PARAMS: dict = {}  # never written: nodes and derivatives only read params
+
+
 class PrimNode(Node):
     """The backward of a registered primitive: calls ``op.backward`` and fits grads to the inputs.
 
@@ -161,13 +169,22 @@ class PrimNode(Node):
     ``_saved`` (an input tensor itself, a non-tensor value, or an output as ``(array, dtype, version
     counter, meta)`` so no output -> node -> output cycle exists) and the version each tensor had in
     ``_versions``. Only while saved-tensor hooks are active are ``SavedTensor`` objects made
-    (``_versions`` is then None)."""
+    (``_versions`` is then None).
 
-    __slots__ = ("op", "_saved", "_versions", "params", "input_meta", "out_meta")
+    Each op has its own subclass (``_node_codegen.node_class_for``) holding ``op`` as a class
+    attribute; only multi-output ops' classes have an ``out_meta`` slot (the outputs' (shape, dtype))
+    and only view ops' a ``view_version`` slot."""
+
+    __slots__ = ("_saved", "_versions", "input_meta")
+
+    op = None  # the primitive (a class attribute of each op's node class)
+    out_meta = None  # single-output ops; multi-output ops' classes have a slot
+    params = _NO_PARAMS  # ops without keyword params; the others' classes have a slot
 
     @property
     def _n_out(self):
-        # per node: an op's output count may vary between calls (rnn_split_steps: one per time step)
+        # per node: an op's output count may vary between calls (rnn_split_steps: one per time step);
+        # single-output ops' node classes shadow this with the class attribute 1
         meta = self.out_meta
         return 1 if meta is None else len(meta)
 
@@ -206,7 +223,7 @@ class PrimNode(Node):
     def _output(self, item, version, nr):
         data, dtype, vc, meta = item
         t = new_tensor(_TENSOR_CLASS[0], data, dtype, meta, vc=vc)
-        if vc.value != version:
+        if vc is not None and vc.value != version:  # None: no counter was ever made, so no write
             raise RuntimeError(_modified_message(t, self, nr, vc.value, version))
         if STATE.enabled:
             t._grad_fn, t._output_nr, t._requires_grad = self, nr, True
@@ -261,6 +278,18 @@ class PrimNode(Node):
     def release(self):
         self._saved = None
 
+    def adopt_counter(self, nr: int, vc) -> None:
+        """Output ``nr`` was saved without a version counter (it had none) and one was just made
+        for it (``Tensor._version_cell``): keep it, so later in-place writes are detected."""
+        saved = self._saved
+        if saved is None or self._versions is None:
+            return
+        for k, (kind, i) in enumerate(self.op.save_plan):
+            if kind == 1 and i == nr and saved[k][2] is None:
+                data, dtype, _, meta = saved[k]
+                saved = saved[:k] + ((data, dtype, vc, meta),) + saved[k + 1:]
+        self._saved = saved
+
 
 class _SavedEntry:
     """``node.saved[k]`` of a lean node: ``unpack(node)`` gives the k-th saved argument."""
@@ -291,125 +320,6 @@ def zeros_like_meta(meta, grads):
     shape, dt = meta
     ref = next(g for g in grads if g is not None)
     return ref.new_zeros(shape, dtype=dt)
-
-
-_NODE_CLASSES: dict = {}
-
-
-def node_class_for(op) -> type:
-    """One PrimNode subclass per op so ``type(grad_fn).__name__`` is torch's name, with an ``apply``
-    specialised for the op when its shape is the common one (``_specialised_apply``)."""
-    cls = op.node_class
-    if cls is None:
-        apply = _specialised_apply(op)
-        if apply is not None:  # this op's own class (two ops may share torch's node name)
-            body = {"__slots__": (), "apply": apply}
-            if op.backward_k:
-                body["raw"] = _specialised_apply(op, raw=True)
-            cls = type(op.node_name, (PrimNode,), body)
-        else:
-            cls = _NODE_CLASSES.get(op.node_name)
-            if cls is None:
-                cls = _NODE_CLASSES[op.node_name] = type(op.node_name, (PrimNode,), {"__slots__": ()})
-        op.node_class = cls
-    return cls
-
-
-def _specialised_apply(op, raw: bool = False):
-    """``PrimNode.apply`` written out for one op (one output, derivative keywords read from params):
-    the saved values unpacked without a loop over the save plan, the derivative called with its
-    exact arguments, gradients fitted to the inputs. None for other shapes (the generic apply).
-
-    ``raw``: the node's ``raw`` method instead (only for a derivative written against ``K``): NumPy
-    arrays in and out, the derivative run with ``ARRAY_K`` when the gradient, the saved tensors and
-    every input are plain float32/float64 cpu values of one dtype (so the kernels' NumPy promotion is
-    torch's); anything else runs ``apply`` on Tensors (``raw_via_tensors``)."""
-    if op.backward is None or op.num_outputs != 1 \
-            or op.backward_params is None or any(kind == 2 for kind, _ in op.save_plan):
-        return None
-    names = [f"a{k}" for k in range(len(op.save_plan))]
-    if raw:
-        lines = ["def raw(self, grads):\n    g = grads[0]\n    if type(g) is not _ndarray:\n"
-                 "        return raw_via_tensors(self, grads)\n    gdt = _RAW_DTYPES.get(g.dtype)\n"
-                 "    saved = self._saved\n    if saved is None:\n        raise RuntimeError(_FREED)\n"
-                 "    if gdt is None or self._versions is None:\n        return raw_via_tensors(self, grads)\n"
-                 "    for m in self.input_meta:\n        if m is not None and m[1] is not gdt:\n"
-                 "            return raw_via_tensors(self, grads)\n    versions = self._versions\n    gnp = g.dtype\n"]
-    else:
-        lines = ["def apply(self, grads):\n    saved = self._saved\n    if saved is None:\n"
-                 "        raise RuntimeError(_FREED)\n    versions = self._versions\n"]
-    if names and raw:
-        for k, (kind, i) in enumerate(op.save_plan):
-            if kind == 0:  # an input: the tensor's array (version checked), or a non-tensor value
-                lines.append(f"    a{k} = saved[{k}]\n    v = versions[{k}]\n"
-                             f"    if v is not None:\n        vc = a{k}._vc\n"
-                             f"        if vc is not None and vc.value != v:\n"
-                             f"            raise RuntimeError(_modified_message(a{k}, a{k}._grad_fn, "
-                             f"a{k}._output_nr, vc.value, v))\n"
-                             f"        if a{k}._dtype is not gdt or a{k}._data is None:\n"
-                             f"            return raw_via_tensors(self, grads)\n        a{k} = a{k}._data\n"
-                             f"    elif type(a{k}) is SavedGroup:\n        return raw_via_tensors(self, grads)\n")
-            else:  # an output saved as (array, dtype, version counter, meta)
-                lines.append(f"    a{k}, dt, vc, _ = saved[{k}]\n"
-                             f"    if vc.value != versions[{k}]:\n"
-                             f"        self._output(saved[{k}], versions[{k}], {i})  # raises\n"
-                             f"    if dt is not gdt or a{k} is None:\n"
-                             f"        return raw_via_tensors(self, grads)\n")
-    elif names:
-        lines.append(f"    if versions is None:\n        {', '.join(names)}, = [s.unpack(self) for s in saved]\n"
-                     "    else:\n")
-        for k, (kind, i) in enumerate(op.save_plan):
-            if kind == 0:
-                lines.append(f"        a{k} = saved[{k}]\n        v = versions[{k}]\n"
-                             f"        if v is not None:\n            vc = a{k}._vc\n"
-                             f"            if vc is not None and vc.value != v:\n"
-                             f"                raise RuntimeError(_modified_message(a{k}, a{k}._grad_fn, "
-                             f"a{k}._output_nr, vc.value, v))\n"
-                             f"        elif type(a{k}) is SavedGroup:\n            a{k} = a{k}.unpack(self)\n")
-            else:
-                lines.append(f"        a{k} = self._output(saved[{k}], versions[{k}], {i})\n")
-    kws = []
-    if op.backward_params:
-        lines.append("    params = self.params\n")
-        for name in op.backward_params:
-            if name in op.param_defaults:
-                kws.append(f"{name}=params.get({name!r}, _DEFAULTS[{name!r}])")
-            else:
-                kws.append(f"{name}=params[{name!r}]")
-    if op.backward_shapes or op.backward_needs:
-        lines.append("    meta = self.input_meta\n")
-    for k, i in op.backward_shapes:
-        kws.append(f"{k}=meta[{i}][0] if meta[{i}] is not None else None")
-    n_in = len(op.input_names)
-    if op.backward_needs:  # written out for the usual arity (a list input gives more entries)
-        flags = "".join(f"meta[{i}] is not None, " for i in range(n_in))
-        kws.append(f"needs_input_grad=({flags}) if len(meta) == {n_in} else tuple(m is not None for m in meta)")
-    if op.backward_k:
-        kws.append("K=ARRAY_K" if raw else "K=TENSOR_K")
-    lines.append(f"    res = op.backward(grads[0]{''.join(', ' + n for n in names)}{''.join(', ' + k for k in kws)})\n"
-                 "    if type(res) is not tuple:\n        res = (res,)\n    out = []\n"
-                 "    for r, meta in zip(res, self.input_meta):\n"
-                 "        if r is None or meta is None:\n            out.append(None)\n            continue\n")
-    if raw:  # same dtype by the guard above (0-d results may come back as NumPy scalars)
-        lines.append("        if type(r) is not _ndarray:\n            r = _asarray(r)\n"
-                     "        if r.shape != meta[0]:\n            r = _array_sum_to_size(r, meta[0])\n"
-                     "        rd = r.dtype\n        if rd is not gnp and rd != gnp:\n"
-                     "            r = _unwrap(wrap(r).to(meta[1]))\n"
-                     "        out.append(r)\n    return out\n")
-    else:
-        lines.append("        shape, dt = meta\n        d = r._data\n"
-                     "        if (d.shape if d is not None else r._meta[0]) != shape:\n"
-                     "            r = r.sum_to_size(shape)\n"
-                     "        if r._dtype is not dt:\n"
-                     "            r = r.real.to(dt) if (r._dtype.is_complex and not dt.is_complex) else r.to(dt)\n"
-                     "        out.append(r)\n    return out\n")
-    ns = {"op": op, "_DEFAULTS": op.param_defaults, "_FREED": _FREED, "_modified_message": _modified_message,
-          "SavedGroup": SavedGroup, "TENSOR_K": TENSOR_K, "ARRAY_K": ARRAY_K, "_ndarray": _ndarray,
-          "_RAW_DTYPES": _RAW_DTYPES, "raw_via_tensors": raw_via_tensors, "_asarray": _np.asarray,
-          "_array_sum_to_size": _array_sum_to_size, "wrap": wrap, "_unwrap": _unwrap}
-    kind = "raw backward" if raw else "backward"
-    exec(compile("".join(lines), f"<ember {kind} of {op.name}>", "exec"), ns)
-    return ns["raw" if raw else "apply"]
 
 
 # ---------------------------------------------------------------------------- raw (array) backward
@@ -605,7 +515,7 @@ class SavedTensor:
         self.unpack_hook = None
         counter = t._vc
         if counter is None:
-            counter = t._vc = VersionCounter()
+            counter = t._version_cell()  # (a saved output's node adopts it)
         self.counter = counter
         self.version = counter.value
         # an output is saved without its grad_fn so output -> node -> saved output is no cycle
@@ -650,7 +560,7 @@ class saved_tensors_hooks:
     def __enter__(self):
         if LOCAL.saved_hooks_disabled is not None:
             raise RuntimeError(LOCAL.saved_hooks_disabled)
-        SPECIAL_RECORDING[0] = True
+        note_special_recording()
         LOCAL.saved_hooks.append((self.pack_hook, self.unpack_hook))
         return self
 
