@@ -35,6 +35,9 @@ def _after_fork_in_child() -> None:
     global _LOCK
     _LOCK = threading.Lock()
     _GRAD_OFF[0] = 0 if bool(STATE.enabled) else 1
+    token = STATE.__dict__.get("_off_token")
+    if token is not None:
+        token.pid = os.getpid()
     _update_lean()
 
 
@@ -53,6 +56,25 @@ def note_special_recording() -> None:
         _update_lean()
 
 
+class _GradOffToken:
+    """Held in a thread's state while its grad mode is off; a thread that ends with grad mode
+    off drops its state, and with it this token, which gives the thread's count back."""
+
+    __slots__ = ("armed", "pid")
+
+    def __init__(self):
+        self.armed = True
+        self.pid = os.getpid()
+
+    def __del__(self):
+        # a fork child recounts for itself (``_after_fork_in_child``): tokens of the parent's
+        # threads must not count there
+        if self.armed and self.pid == os.getpid():
+            with _LOCK:
+                _GRAD_OFF[0] -= 1
+                _update_lean()
+
+
 class _State(threading.local):
     def __init__(self):
         self.enabled = True
@@ -64,6 +86,12 @@ class _State(threading.local):
             with _LOCK:
                 _GRAD_OFF[0] += -1 if value else 1
                 _update_lean()
+            if value:
+                token = self.__dict__.pop("_off_token", None)
+                if token is not None:
+                    token.armed = False
+            else:
+                self.__dict__["_off_token"] = _GradOffToken()
         super().__setattr__(name, value)
 
 

@@ -128,6 +128,24 @@ def test_recording_while_another_thread_has_grad_off():
     assert LEAN[0] == (not SPECIAL_RECORDING[0])
 
 
+def test_thread_ending_with_grad_off_gives_the_fast_path_back():
+    """A thread that ends while its grad mode is off no longer counts: recording in the other
+    threads goes back to the fast path, and still records."""
+    from ember.autograd import grad_mode
+
+    def other():
+        ember.set_grad_enabled(False)  # never switched back on
+
+    th = threading.Thread(target=other)
+    th.start()
+    th.join(timeout=30)
+    assert not th.is_alive()
+    assert grad_mode.LEAN[0] == (not grad_mode.SPECIAL_RECORDING[0])
+    x = ember.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
 def test_no_grad_in_this_thread_records_nothing():
     x = ember.ones(3, requires_grad=True)
     with ember.no_grad():
