@@ -447,9 +447,17 @@ def _tree_map(fn, obj):
         return fn(obj)
     if type(obj) in (list, tuple):
         return type(obj)(_tree_map(fn, o) for o in obj)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*(_tree_map(fn, o) for o in obj))
+    if isinstance(obj, tuple):
+        return _rebuild(obj, [_tree_map(fn, o) for o in obj])
     return obj
+
+
+def _rebuild(like: tuple, items: list):
+    """A tuple of ``like``'s type (torch.return_types take one sequence, namedtuples fields)."""
+    try:
+        return type(like)(items)
+    except TypeError:
+        return type(like)(*items)
 
 
 @functools.lru_cache(maxsize=None)
@@ -624,7 +632,7 @@ def _stack_results(outs, dims, sizes, name):
         return wrap(r, dims + [0] * first.dim())
     if isinstance(first, tuple):
         parts = [_stack_results([o[k] for o in outs], dims, sizes, name) for k in range(len(first))]
-        return type(first)(*parts) if hasattr(first, "_fields") else type(first)(parts)
+        return _rebuild(first, parts)
     if all(o == first for o in outs):
         return first
     raise RuntimeError(f"{name}: the result is not a tensor and differs across the first-class "
