@@ -257,6 +257,10 @@ class DimList:
         (2, (batch0, batch1, c))
     """
 
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return call(func, args, kwargs or {})  # so that ``t[dimlist, ...]`` reaches the dims' getitem
+
     def __init__(self, len_or_dims=None, name: str | None = None):
         self._name = name
         self._dims = None
