@@ -31,6 +31,7 @@ import itertools
 from ... import _creation
 from ..._tensor import Tensor as _Plain
 from ..._primitives._registry import REGISTRY
+from ..._tensor_methods.linalg import einsum
 from ..._tensor_methods.shape_copy import stack
 
 __all__ = ["DimensionBindError", "DimensionMismatchError", "Dim", "DimList", "Tensor", "levels_of",
@@ -182,6 +183,25 @@ class Tensor(_Tensor):
     def __init__(self, tensor, levels):
         self._tensor = tensor
         self._levels = tuple(levels)
+
+
+class _Product(Tensor):
+    """``a * b`` over first-class dims, kept as its two factors until its value is needed: a
+    following ``.sum(dims)`` is one ``einsum`` contraction (a matmul, never the product tensor)."""
+
+    __slots__ = ("_factors", "_func", "_value")
+
+    def __init__(self, func, a, b, levels):
+        self._func, self._factors, self._levels, self._value = func, (a, b), tuple(levels), None
+
+    @property
+    def _tensor(self):
+        if self._value is None:
+            dims = [lv for lv in self._levels if type(lv) is not int]
+            npos = len(self._levels) - len(dims)
+            self._value = self._func(*(align(f, dims, npos) if isinstance(f, _Tensor) else f
+                                       for f in self._factors))
+        return self._value
 
 
 class Dim(_Tensor):
@@ -485,6 +505,11 @@ def call(func, args, kwargs):
     if func is _Plain.__getitem__:  # a plain tensor indexed with dims: the getitem attached in __init__
         return _Tensor.__getitem__(*args)
     name = getattr(func, "__name__", "")
+    if type(args[0] if args else None) is _Product and name == "sum" and len(args) <= 2 \
+            and set(kwargs) <= {"dim"}:
+        spec = kwargs["dim"] if kwargs else args[1] if len(args) == 2 else None
+        if spec is not None and all(is_dim(d) for d in _spec_entries(spec)):
+            return _contract(args[0], spec)
     k = _dim_param(func)
     if k is not None and args and isinstance(args[0], _Tensor):
         spec = kwargs["dim"] if "dim" in kwargs else args[k] if len(args) > k else None
@@ -501,6 +526,47 @@ def call(func, args, kwargs):
     return _loop(func, args, kwargs)
 
 
+_MUL = {"mul", "__mul__", "__rmul__", "multiply"}
+
+
+def _lazy_product(func, args, dims, npos):
+    """A ``_Product`` when ``args`` are two same-dtype floating tensors whose positional shapes
+    need no broadcasting (einsum's subscripts cannot express it), else None."""
+    a, b = args
+    if not (isinstance(a, (_Tensor, _Plain)) and isinstance(b, (_Tensor, _Plain))):
+        return None
+    if a.dtype != b.dtype or not a.dtype.is_floating_point:
+        return None
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if sa and sb and sa != sb:
+        return None
+    return _Product(func, a, b, dims + [0] * npos)
+
+
+def _contract(prod, spec):
+    """``prod.sum(spec)`` for a lazy product and a spec of first-class dims: one einsum."""
+    named = _spec_entries(spec)
+    for d in named:
+        if index_of(prod._levels, d) < 0:
+            raise ValueError(f"Tensor with dimensions {[str(lv) for lv in prod._levels]} does not "
+                             f"contain {d}")
+    letters, npos = {}, _npos(prod._levels)
+    for lv in prod._levels:
+        if type(lv) is not int:
+            letters[id(lv)] = chr(ord("a") + len(letters))
+    pos_letters = [chr(ord("A") + k) for k in range(npos)]
+
+    def subscripts(f):
+        _, levels = levels_of(f)
+        return "".join(letters[id(lv)] if type(lv) is not int else pos_letters[npos + lv]
+                       for lv in levels)
+    a, b = prod._factors
+    keep = [lv for lv in prod._levels if type(lv) is not int and index_of(named, lv) < 0]
+    out = "".join(letters[id(d)] for d in keep) + "".join(pos_letters)
+    r = einsum(f"{subscripts(a)},{subscripts(b)}->{out}", levels_of(a)[0], levels_of(b)[0])
+    return wrap(r, keep + [0] * npos)
+
+
 def _pointwise(func, args, kwargs):
     fcs = []
     _flat_fc(args, fcs)
@@ -508,6 +574,11 @@ def _pointwise(func, args, kwargs):
     dims = _union(fcs)
     npos = max([_npos(f._levels) for f in fcs] +
                [a.dim() for a in itertools.chain(args, kwargs.values()) if isinstance(a, _Plain)])
+
+    if getattr(func, "__name__", "") in _MUL and len(args) == 2 and not kwargs:
+        prod = _lazy_product(func, args, dims, npos)
+        if prod is not None:
+            return prod
 
     def sub(a):
         return align(a, dims, npos) if isinstance(a, _Tensor) else a
