@@ -521,6 +521,11 @@ def call(func, args, kwargs):
             return _dim_op(func, args, kwargs, k, spec)
     if name in _POINTWISE:
         return _pointwise(func, args, kwargs)
+    if name in _LEADING and args and isinstance(args[0], _Tensor):
+        rest = []
+        _flat_fc((args[1:], tuple(kwargs.values())), rest)
+        if not rest:
+            return _leading(name, func, args, kwargs)
     if name in _MATMUL and not kwargs:
         return _matmul(name, func, args)
     return _loop(func, args, kwargs)
@@ -641,6 +646,53 @@ def _dim_op(func, args, kwargs, k, spec):
 def _batch_pos_named(t, levels, batch, named):
     perm = [index_of(levels, d) for d in batch] + _pos_axes(levels) + [index_of(levels, d) for d in named]
     return t.permute(perm) if perm != list(range(len(perm))) else t
+
+
+def _sizes(args) -> list:
+    return list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else list(args)
+
+
+def _shift(d, B):
+    return d + B if d >= 0 else d
+
+
+def _flatten(t, B, n, args, kw):
+    start = args[0] if args else kw.get("start_dim", 0)
+    end = args[1] if len(args) > 1 else kw.get("end_dim", -1)
+    return t.flatten(_shift(start, B), _shift(end, B)) if n else t.reshape(list(t.shape) + [1])
+
+
+# ops that treat leading axes as a batch once their int dims are shifted past the first-class dims:
+# (plain tensor laid out dims-first, number of dims, positional count, other args, kwargs) -> result
+_SHAPE_OPS = {
+    "reshape": lambda t, B, n, a, kw: t.reshape(list(t.shape[:B]) + _sizes(a)),
+    "view": lambda t, B, n, a, kw: t.view(list(t.shape[:B]) + _sizes(a)),
+    "transpose": lambda t, B, n, a, kw: t.transpose(_shift(a[0], B), _shift(a[1], B)),
+    "swapaxes": lambda t, B, n, a, kw: t.transpose(_shift(a[0], B), _shift(a[1], B)),
+    "permute": lambda t, B, n, a, kw: t.permute(list(range(B)) + [B + d % n for d in _sizes(a)]),
+    "t": lambda t, B, n, a, kw: t.transpose(-2, -1) if n == 2 else t,
+    "T": lambda t, B, n, a, kw: t.permute(list(range(B)) + list(range(B + n - 1, B - 1, -1))),
+    "mT": lambda t, B, n, a, kw: t.transpose(-2, -1),
+    "flatten": _flatten,
+}
+_BATCH_FIRST = {"linear", "layer_norm", "embedding"}  # their other arguments are plain tensors
+_LEADING = set(_SHAPE_OPS) | _BATCH_FIRST | {"expand"}
+
+
+def _leading(name, func, args, kwargs):
+    x = args[0]
+    dims = [lv for lv in x._levels if type(lv) is not int]
+    n = x.ndim
+    if n < 2 and name in ("transpose", "swapaxes", "mT") or n == 0 and name in ("permute", "flatten"):
+        return _loop(func, args, kwargs)  # the op's own handling of 0-d/1-d inputs
+    if name == "expand":
+        sizes = _sizes(args[1:])
+        r = align(x, dims, len(sizes)).expand([d.size for d in dims] + sizes)
+    elif name in _BATCH_FIRST:
+        r = func(align(x, dims, n), *args[1:], **kwargs)
+    else:
+        r = _SHAPE_OPS[name](align(x, dims, n), len(dims), n, args[1:], kwargs)
+    return wrap(r, dims + [0] * (r.dim() - len(dims)))
 
 
 def _matmul(name, func, args):

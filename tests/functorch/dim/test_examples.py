@@ -209,7 +209,18 @@ def fc_cat_stack(T, D, A):
     return T.cat([st.reshape(-1), ct.reshape(-1)])
 
 
+def shape_ops_batched(T, D, x, w):
+    p = D.dims(1)
+    y = x[p]  # positional (3, 4) per index of p
+    F = T.nn.functional
+    out = [y.reshape(12), y.view(4, 3), y.transpose(0, 1), y.permute(-1, 0), y.flatten(), y.T, y.mT,
+           y.t(), y.reshape(-1, 2), y.expand(2, 3, 4), y.unsqueeze(0), y[:1].squeeze(0),
+           F.linear(y, w), F.layer_norm(y, (4,))]
+    return T.cat([o.order(p).reshape(-1) for o in out])
+
+
 CASES = [
+    ("shape_ops_batched", shape_ops_batched, (rand(2, 3, 4), rand(5, 4))),
     ("mm", mm, (rand(3, 4), rand(4, 5))),
     ("reductions", reductions, (rand(2, 3, 4),)),
     ("bmm", bmm, (rand(2, 3, 4), rand(2, 4, 5))),
