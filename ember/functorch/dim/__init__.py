@@ -22,6 +22,7 @@ from ._creation import dimlists, dims
 from ._first_class import (Dim, DimensionBindError, DimensionMismatchError, DimList, Tensor, _Tensor,
                            _union, align, wrap)
 from ._getitem import getitem, index
+from . import _ops  # noqa: F401  (gives the classes their ops)
 
 __all__ = ["dims", "dimlists", "Dim", "DimList", "Tensor", "DimensionBindError",
            "DimensionMismatchError", "index", "softmax", "cat", "stack"]
