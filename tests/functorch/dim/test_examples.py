@@ -219,7 +219,27 @@ def shape_ops_batched(T, D, x, w):
     return T.cat([o.order(p).reshape(-1) for o in out])
 
 
+def relative_positional_embedding(T, D, q, k, w):
+    batch, query_sequence, key_sequence, heads, features = D.dims(5)
+    heads.size = 2
+    q = q[batch, query_sequence, [heads, features]]
+    k = k[batch, key_sequence, [heads, features]]
+    distance = query_sequence - key_sequence  # dims as tensors: index arithmetic
+    embedding = w[distance + w.size(0) // 2, features]
+    scores = (q * embedding).sum(features) + (k * embedding).sum(features)
+    return scores.order(batch, heads, key_sequence, query_sequence)
+
+
+def index_by_own_dim(T, D, x):
+    i = D.dims(1)
+    y = x[i]  # positional (3, 4) for each i
+    return y[i].order(i)  # i already a dim of y: indexes (the diagonal of i and positional 0)
+
+
 CASES = [
+    ("relative_positional_embedding", relative_positional_embedding,
+     (rand(2, 5, 8), rand(2, 5, 8), rand(9, 4))),
+    ("index_by_own_dim", index_by_own_dim, (rand(3, 3, 4),)),
     ("shape_ops_batched", shape_ops_batched, (rand(2, 3, 4), rand(5, 4))),
     ("mm", mm, (rand(3, 4), rand(4, 5))),
     ("reductions", reductions, (rand(2, 3, 4),)),
