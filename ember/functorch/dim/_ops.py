@@ -101,6 +101,7 @@ _POINTWISE = {n for n, op in REGISTRY.items() if op.kind == "pointwise"} | {
     "clone", "contiguous", "masked_fill", "real", "imag", "conj", "positive", "absolute", "fix",
     "arccos", "arcsin", "arctan", "arctan2", "float_power", "greater", "greater_equal", "less",
     "less_equal", "not_equal", "isclose", "sigmoid", "exp", "log", "rsub", "erf", "sqrt"}
+_REDUCE_ALL = {"sum", "mean", "nansum", "amax", "amin", "logsumexp", "std", "var"}
 _MATMUL = {"matmul", "__matmul__", "__rmatmul__", "mm", "mv", "dot", "bmm", "inner", "vdot"}
 
 
@@ -165,6 +166,9 @@ def call(func, args, kwargs):
         plain_tensors = any(isinstance(a, _Plain) for a in args[1:])
         if _has_dims(spec) or (spec is not None and not others and not plain_tensors):
             return _dim_op(func, args, kwargs, k, spec)
+        if spec is None and name in _REDUCE_ALL and args[0].ndim and not others and not plain_tensors:
+            # no dim: every positional dim (the first-class ones stay), in one call
+            return _dim_op(func, args, kwargs, k, tuple(range(args[0].ndim)))
     if name in _POINTWISE:
         return _pointwise(func, args, kwargs)
     if name in _LEADING and args and isinstance(args[0], _Tensor):
@@ -275,7 +279,7 @@ def _dim_op(func, args, kwargs, k, spec):
     new_spec = tuple(new) if type(spec) in (tuple, list) or isinstance(spec, DimList) else new[0]
     args = list(args)
     args[0] = t
-    if "dim" in kwargs:
+    if "dim" in kwargs or len(args) <= k:
         kwargs = dict(kwargs, dim=new_spec)
     else:
         args[k] = new_spec

@@ -150,6 +150,8 @@ def reductions(T, D, x):
              t.min(w)[0].order(c, b), t.amax(w).order(b, c), t.std(w).order(b, c),
              t.logsumexp(c).order(w, b), t.softmax(w).order(b, c, w), t.cumsum(w).order(c, w, b),
              t.prod(b).order(c, w), t.sum((b, c, w))]
+    y = x[b]  # positional (3, 4): no dim given reduces the positional dims only
+    parts += [y.sum().order(b), y.mean().order(b), y.std().order(b), y.amax().order(b)]
     return T.cat([p.reshape(-1) for p in parts])
 
 
