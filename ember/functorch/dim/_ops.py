@@ -30,7 +30,7 @@ from ..._tensor import Tensor as _Plain
 from ..._tensor_methods.linalg import einsum
 from ..._tensor_methods.shape_copy import stack
 from ._first_class import (Dim, DimList, Tensor, _Tensor, _npos, _pos_axes, _union, align, index_of,
-                           is_dim, levels_of, wrap)
+                           is_dim, levels_of, order, wrap)
 
 __all__ = ["call"]
 
@@ -132,13 +132,25 @@ def _rebuild(like: tuple, items: list):
 
 
 @functools.lru_cache(maxsize=None)
+def _params(func) -> tuple:
+    try:
+        return tuple(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return ()
+
+
 def _dim_param(func):
     """Position of ``func``'s ``dim`` parameter, or None."""
-    try:
-        names = list(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        return None
+    names = _params(func)
     return names.index("dim") if "dim" in names else None
+
+
+def _keepdim(func, args, kwargs) -> bool:
+    names = _params(func)
+    if "keepdim" in kwargs:
+        return kwargs["keepdim"] is True
+    k = names.index("keepdim") if "keepdim" in names else None
+    return k is not None and len(args) > k and args[k] is True
 
 
 def _has_dims(spec) -> bool:
@@ -164,6 +176,8 @@ def call(func, args, kwargs):
         _flat_fc(args[1:], others)
         _flat_fc(tuple(v for key, v in kwargs.items() if key != "dim"), others)
         plain_tensors = any(isinstance(a, _Plain) for a in args[1:])
+        if _has_dims(spec) and (others or plain_tensors):
+            return _dim_op_several(func, args, kwargs, k, spec)
         if _has_dims(spec) or (spec is not None and not others and not plain_tensors):
             return _dim_op(func, args, kwargs, k, spec)
         if spec is None and name in _REDUCE_ALL and args[0].ndim and not others and not plain_tensors:
@@ -259,7 +273,7 @@ def _dim_op(func, args, kwargs, k, spec):
         if index_of(levels, d) < 0:
             shown = [str(lv) for lv in levels]
             raise ValueError(f"Tensor with dimensions {shown} does not contain {d}")
-    if named and kwargs.get("keepdim", len(args) > k + 1 and args[k + 1] is True) is True:
+    if named and _keepdim(func, args, kwargs):
         raise ValueError("cannot preserve first-class dimensions with keepdim=True")
     batch = [lv for lv in levels if type(lv) is not int and index_of(named, lv) < 0]
     n = _npos(levels)
@@ -291,6 +305,36 @@ def _dim_op(func, args, kwargs, k, spec):
             return wrap(r, batch + [0] * n + named)
         return wrap(r, batch + [0] * kept)
     return _tree_map(relabel, out)
+
+
+def _dim_op_several(func, args, kwargs, k, spec):
+    """A Dim as ``dim`` with several tensor arguments (``cosine_similarity(a, b, dim=i)``): the
+    named dims become leading positional dims of every first-class argument, the op runs batched
+    over the other dims, and named dims it keeps are bound again."""
+    named = [d for d in _spec_entries(spec) if is_dim(d)]
+    m = len(named)
+
+    def move(a):
+        if isinstance(a, _Plain):
+            raise ValueError(f"{getattr(func, '__name__', func)}: a plain tensor argument has no "
+                             f"first-class dims {named}")
+        return order(a, *named) if isinstance(a, _Tensor) else a
+    n = args[0].ndim
+    new = tuple(index_of(named, e) if is_dim(e) else (e + m if e >= 0 else e) for e in _spec_entries(spec))
+    new_spec = new if type(spec) in (tuple, list) or isinstance(spec, DimList) else new[0]
+    args = [_tree_map(move, a) for a in args]
+    kwargs = {key: _tree_map(move, v) for key, v in kwargs.items()}
+    if "dim" in kwargs or len(args) <= k:
+        kwargs["dim"] = new_spec
+    else:
+        args[k] = new_spec
+    out = call(func, tuple(args), kwargs)
+
+    def rebind(r):
+        if isinstance(r, (_Tensor, _Plain)) and r.dim() == n + m:
+            return r.index(tuple(range(m)), tuple(named))
+        return r
+    return _tree_map(rebind, out)
 
 
 def _batch_pos_named(t, levels, batch, named):

@@ -298,3 +298,22 @@ def test_positional_dims_batched_over_first_class_dims():
     want.sum().backward()
     got.sum().backward()
     np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_dim_argument_with_several_tensor_arguments_and_positional_flags():
+    """``cosine_similarity(a, b, dim=j)`` (a Dim as ``dim`` with two first-class arguments) and
+    ``std(0, True)`` (``unbiased`` in keepdim's usual place); torch 2.13's functorch.dim fails on
+    the first (vmap over ``.item()``), so the oracle is plain torch on the underlying tensors."""
+    a, b = rand(3, 4, 5), rand(3, 4, 5)
+    i, j = edim.dims(2)
+    A = ember.tensor(a, requires_grad=True)
+    got = ember.nn.functional.cosine_similarity(A[i, j], ember.tensor(b)[i, j], dim=j).order(i)
+    At = torch.tensor(a, requires_grad=True)
+    want = torch.nn.functional.cosine_similarity(At, torch.tensor(b), dim=1)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    got.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(A.grad.numpy(), At.grad.numpy(), rtol=1e-5, atol=1e-6)
+    p = edim.dims(1)
+    np.testing.assert_allclose(ember.tensor(a)[p].std(0, True).order(p).numpy(),
+                               torch.tensor(a).std(1, True).numpy(), rtol=1e-5)
