@@ -172,10 +172,11 @@ def call(func, args, kwargs):
     k = _dim_param(func)
     if k is not None and args and isinstance(args[0], _Tensor):
         spec = kwargs["dim"] if "dim" in kwargs else args[k] if len(args) > k else None
+        rest = args[1:k] + args[k + 1:]  # the arguments besides input and dim
         others = []
-        _flat_fc(args[1:], others)
+        _flat_fc(rest, others)
         _flat_fc(tuple(v for key, v in kwargs.items() if key != "dim"), others)
-        plain_tensors = any(isinstance(a, _Plain) for a in args[1:])
+        plain_tensors = any(isinstance(a, _Plain) for a in rest)
         if _has_dims(spec) and (others or plain_tensors):
             return _dim_op_several(func, args, kwargs, k, spec)
         if _has_dims(spec) or (spec is not None and not others and not plain_tensors):
