@@ -18,6 +18,7 @@ from . import distributed as distributed
 from . import distributions as distributions
 from . import fft as fft
 from . import func as func
+from . import functorch as functorch
 from . import fx as fx
 from . import hub as hub
 from . import jit as jit

@@ -21,7 +21,7 @@ from . import _dtype as D
 from ._tensor_base import _TENSOR_CLASS, TensorBase, new_tensor, wrap
 from .autograd._recording import recorder_for
 from .autograd.grad_mode import LEAN, STATE, is_grad_enabled
-from .overrides import PLAIN_TYPES
+from .overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._primitives import view as V
 
 __all__ = ["getitem", "setitem"]
@@ -215,6 +215,8 @@ def getitem(t, index):
                     pass
                 else:
                     return wrap(r, t._dtype)
+    if type(index) not in PLAIN_TYPES and has_torch_function((index,)):  # as torch: tensor-like
+        return handle_torch_function(getitem, (t, index), t, index)  # indices (first-class dims)
     index = _normalize(index, t)
     index = _expand_ellipsis(index, t.dim())
     view, advanced = _basic_view(t, index)

@@ -20,6 +20,7 @@ from ._tensor_pickle import TypedStorage
 from ._tensor_methods.linalg import addbmm
 from ._torch_forms import nonzero_static, slice_inverse
 from ._window import istft, stft
+from .functorch.dim import index as _first_class_index
 from .linalg import householder_product
 from .nn.functional import hardshrink, prelu
 from .overrides import public
@@ -104,3 +105,4 @@ METHODS = dict(stft=stft, istft=istft, geqrf=geqrf, ormqr=ormqr, orgqr=_orgqr,
                slice_inverse=slice_inverse, nonzero_static=nonzero_static, solve=solve,
                symeig=symeig, eig=eig, lstsq=lstsq, resize=resize, resize_as=resize_as, storage=storage,
                record_stream=record_stream, reinforce=reinforce)
+METHODS["index"] = _first_class_index  # bind positions to first-class dims (functorch.dim)

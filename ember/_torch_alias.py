@@ -35,6 +35,8 @@ _ENV = "EMBER_AS_TORCH"
 
 
 def _torch_to_ember(fullname: str) -> str:
+    if fullname.split(".")[0] == "functorch":  # torch's sibling package, served by ember.functorch
+        return "ember." + fullname
     return "ember" + fullname[len("torch"):]
 
 
@@ -42,7 +44,7 @@ class _TorchFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Serves every ``torch`` / ``torch.*`` import from the matching ``ember`` module object."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch" and not fullname.startswith("torch."):
+        if fullname.split(".")[0] not in ("torch", "functorch"):
             return None
         target_name = _torch_to_ember(fullname)
         try:

@@ -58,7 +58,7 @@ LAYERS = [
     ("_inductor/__init__.py", 5), ("_inductor/config.py", 5), ("_inductor/codecache.py", 5),
     ("_inductor/metrics.py", 5),
     ("fx/*", 6), ("_dynamo/*", 7), ("_inductor/*", 7),
-    ("_functorch/*", 7), ("functorch/*", 7),
+    ("_functorch/*", 7), ("functorch/dim/*", 4), ("functorch/*", 7),  # dim: composites over nn.functional
 ]
 
 # optional heavy dependencies imported lazily inside functions; they are outside ember anyway

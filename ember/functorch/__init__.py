@@ -1,1 +1,2 @@
-"""torch's ``functorch`` package path: ``functorch.compile`` holds the AOT autograd entry points."""
+"""torch's ``functorch`` package path: ``functorch.compile`` holds the AOT autograd entry points,
+``functorch.dim`` first-class dimensions."""
