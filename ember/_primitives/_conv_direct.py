@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._nn_kernels import _plane_from_wide
+from ._nn_kernels import _pad_plane_finite, _plane_from_wide
 
 __all__ = ["forward", "weight_grad", "col2im"]
 
@@ -32,17 +32,11 @@ __all__ = ["forward", "weight_grad", "col2im"]
 def _pad_planes(x, n, ph, pw, wp, xpad):  # pragma: no cover - compiled
     """Copy sample ``n`` of ``x (N, C, H, W)`` into the interior of ``xpad (C, >= Hp * wp)``, whose
     border stays zero; returns False on a non-finite value."""
-    bad = 0.0
+    ok = True
     for c in range(x.shape[1]):
-        plane = x[n, c]
-        dst = xpad[c]
-        for y in range(x.shape[2]):
-            row = plane[y]
-            o = (y + ph) * wp + pw
-            for i in range(x.shape[3]):
-                dst[o + i] = row[i]
-                bad += row[i] * 0.0
-    return bad == 0.0
+        if not _pad_plane_finite(x[n, c], xpad[c], ph * wp + pw, wp):
+            ok = False
+    return ok
 
 
 # Output channels go in blocks of 4 (the weight is zero-padded to a multiple of 4): each input value

@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._nn_kernels import _pad_plane_finite
+
 __all__ = ["forward", "weight_grad", "fits"]
 
 _G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]])
@@ -43,18 +45,13 @@ def _input_tiles(x, n0, n1, ph, pw, th, tw, buf, ev, od, v):  # pragma: no cover
     """``v[xi, c, (n - n0) * th * tw + tile]`` for samples n0..n1 of ``x (N, C, H, W)``; ``buf`` is a
     zeroed (2 th + 2, 2 tw + 2) plane whose border stays zero, ``ev``/``od`` are (4, th, tw + 1)
     scratch. Returns False on a non-finite input."""
-    h, wd = x.shape[2], x.shape[3]
     t_per = th * tw
-    bad = 0.0
+    ok = True
+    flat, wp = buf.reshape(buf.size), buf.shape[1]
     for n in range(n0, n1):
         for c in range(x.shape[1]):
-            plane = x[n, c]
-            for y in range(h):
-                row = plane[y]
-                dst = buf[y + ph]
-                for i in range(wd):
-                    dst[i + pw] = row[i]
-                    bad += row[i] * 0.0
+            if not _pad_plane_finite(x[n, c], flat, ph * wp + pw, wp):
+                ok = False
             # rows of B^T d: (d0 - d2, d1 + d2, d2 - d1, d1 - d3), split into even/odd columns
             for ty in range(th):
                 r0 = buf[2 * ty]
@@ -93,7 +90,7 @@ def _input_tiles(x, n0, n1, ph, pw, th, tw, buf, ev, od, v):  # pragma: no cover
                         v2[k] = e[k + 1] - f[k]
                     for k in range(tw):
                         v3[k] = f[k] - f[k + 1]
-    return bad == 0.0
+    return ok
 
 
 # ------------------------------------------------------------------ output tiles: Y = A^T M A
@@ -145,18 +142,13 @@ def _grad_tiles(g, n0, n1, th, tw, buf, ev, od, z):  # pragma: no cover - compil
     """``z[xi, o, tile]`` from the output gradient ``g (N, O, OH, OW)`` (zero beyond its edge);
     ``buf`` is a zeroed (2 th, 2 tw) plane, ``ev``/``od`` (2, th, tw) scratch. Returns False on a
     non-finite gradient."""
-    oh, ow = g.shape[2], g.shape[3]
     t_per = th * tw
-    bad = 0.0
+    ok = True
+    flat, wp = buf.reshape(buf.size), buf.shape[1]
     for n in range(n0, n1):
         for o in range(g.shape[1]):
-            plane = g[n, o]
-            for y in range(oh):
-                row = plane[y]
-                dst = buf[y]
-                for i in range(ow):
-                    dst[i] = row[i]
-                    bad += row[i] * 0.0
+            if not _pad_plane_finite(g[n, o], flat, 0, wp):
+                ok = False
             # rows of A e: (e0, e0 + e1, e0 - e1, -e1); e0 itself is read straight from buf
             for ty in range(th):
                 r0 = buf[2 * ty]
@@ -205,7 +197,7 @@ def _grad_tiles(g, n0, n1, th, tw, buf, ev, od, z):  # pragma: no cover - compil
                         z2[k] = e[k] - f[k]
                     for k in range(tw):
                         z3[k] = -f[k]
-    return bad == 0.0
+    return ok
 
 
 def _filter_tiles(w):

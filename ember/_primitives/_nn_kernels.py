@@ -126,6 +126,20 @@ def _pad_plane(x, i, ic, ph, pw, wp, buf):  # pragma: no cover - compiled
             dst[xx] = row[xx]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _pad_plane_finite(plane, buf, start, wp):  # pragma: no cover - compiled
+    """Rows of ``plane (H, W)`` into flat ``buf``, row y at ``start + y * wp`` (``_pad_plane``'s
+    layout); False if a value is not finite (the caller then takes a path that propagates it)."""
+    bad = 0.0
+    for y in range(plane.shape[0]):
+        row = plane[y]
+        o = start + y * wp
+        for xx in range(plane.shape[1]):
+            buf[o + xx] = row[xx]
+            bad += row[xx] * 0.0
+    return bad == 0.0
+
+
 @njit(cache=True, nogil=True)
 def _wide_plane(g, i, oc, wp, buf):  # pragma: no cover - compiled
     plane = g[i, oc]
