@@ -1,0 +1,105 @@
+"""``Tensor.real`` / ``Tensor.imag`` (layer L2): views of a complex tensor's parts, and their setters.
+
+As in torch, a part is ``view_as_real(x).select(-1, k)`` (k = 0 real, 1 imaginary): a float view that
+shares ``x``'s storage, ``_base`` and version counter, with stride ``2 * x.stride()`` and offset
+``2 * x.storage_offset() + k`` in float elements; its history is ``SelectBackward0`` over
+``ViewAsRealBackward0``, so in-place writes through it reach ``x`` (and its autograd history) like
+any view's. complex32 parts are float16 views of the (real, imag) pairs. A real tensor's ``real`` is
+the tensor itself; its ``imag`` raises. ``x.real = v`` writes ``v`` into the view (``copy_`` for a
+tensor, ``fill_`` for a Python number).
+
+Example:
+    >>> import ember
+    >>> x = ember.tensor([1 + 2j, 3 + 4j])
+    >>> x.imag.stride(), x.imag.storage_offset(), x.imag._base is x
+    ((2,), 1, True)
+    >>> x.real.zero_()
+    tensor([0., 0.])
+    >>> x.imag = 7
+    >>> x
+    tensor([0.+7.j, 0.+7.j])
+"""
+from __future__ import annotations
+
+import operator
+
+from .._dispatch import dispatch
+from .._primitives import pointwise_math as PM
+from .._primitives import view as V
+from ._args import TensorBase
+
+__all__ = ["ComplexPartsMixin"]
+
+_NOT_COMPLEX = "imag is not implemented for tensors with non-complex dtypes."
+_INT64 = 1 << 63
+# the C type torch converts a Python scalar to before filling a tensor of this (non-complex) dtype
+_CTYPE = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+          "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
+
+
+def _part(x, k):
+    """``view_as_real(x).select(-1, k)`` without the public checks (x is complex)."""
+    return dispatch(V.select, dispatch(PM.view_as_real, x), dim=x.dim(), index=k)
+
+
+def _type_name(t):
+    return ("torch.meta." if t.is_meta else "torch.") + t._type_string()[len("torch."):]
+
+
+def _scalar_for(part, value):
+    """``value`` as the Python scalar torch's setter accepts for ``part``, or torch's error."""
+    if isinstance(value, (bool, float)):
+        return value
+    if isinstance(value, complex):
+        if part.dtype.is_floating_point or part.dtype.name == "bool":
+            ok = value.imag == 0 or part.dtype.name == "bool"
+            ctype = "double"
+        else:
+            ok, ctype = value.imag == 0, _CTYPE.get(part.dtype.name, part.dtype.name)
+        if not ok:
+            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+        return bool(value) if part.dtype.name == "bool" else value.real
+    try:
+        v = operator.index(value)  # Python ints and integer scalars (np.int32), not np.float32
+    except TypeError:
+        mod = type(value).__module__
+        name = type(value).__qualname__ if mod == "builtins" else f"{mod}.{type(value).__qualname__}"
+        raise TypeError(f"can't assign a {name} to a {_type_name(part)}") from None
+    if not -_INT64 <= v < _INT64:
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def _assign(part, value):
+    if isinstance(value, TensorBase):
+        part.copy_(value)
+    else:
+        part.fill_(_scalar_for(part, value))
+
+
+class ComplexPartsMixin:
+    """``real`` and ``imag`` of a Tensor: views for complex dtypes (see the module docstring)."""
+
+    __slots__ = ()
+
+    @property
+    def real(self):
+        """The real part: a float view of a complex tensor (shape unchanged), else ``self``."""
+        if not self._dtype.is_complex:
+            return self
+        return _part(self, 0)
+
+    @real.setter
+    def real(self, value):
+        _assign(self.real, value)
+
+    @property
+    def imag(self):
+        """The imaginary part of a complex tensor: a float view (shape unchanged)."""
+        if not self._dtype.is_complex:
+            raise RuntimeError(_NOT_COMPLEX)
+        return _part(self, 1)
+
+    @imag.setter
+    def imag(self, value):
+        _assign(self.imag, value)
