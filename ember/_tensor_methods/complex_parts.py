@@ -32,8 +32,9 @@ __all__ = ["ComplexPartsMixin"]
 
 _NOT_COMPLEX = "imag is not implemented for tensors with non-complex dtypes."
 _INT64 = 1 << 63
-# the C type torch converts a Python scalar to before filling a tensor of this (non-complex) dtype
-_CTYPE = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+# the C type torch's setter names when a complex scalar does not fit the part's dtype (observed:
+# float32 says float, the other floating dtypes double)
+_CTYPE = {"float32": "float", "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
           "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 
@@ -51,12 +52,8 @@ def _scalar_for(part, value):
     if isinstance(value, (bool, float)):
         return value
     if isinstance(value, complex):
-        if part.dtype.is_floating_point or part.dtype.name == "bool":
-            ok = value.imag == 0 or part.dtype.name == "bool"
-            ctype = "double"
-        else:
-            ok, ctype = value.imag == 0, _CTYPE.get(part.dtype.name, part.dtype.name)
-        if not ok:
+        if value.imag != 0 and part.dtype.name != "bool":
+            ctype = _CTYPE.get(part.dtype.name, "double")
             raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
         return bool(value) if part.dtype.name == "bool" else value.real
     try:
