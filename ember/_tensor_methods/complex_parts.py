@@ -23,12 +23,19 @@ from __future__ import annotations
 
 import operator
 
-from .._dispatch import dispatch
+from .._dispatch import MODES, _any_mode, dispatch
+from .._dtype import CHALF_NP
+from .._tensor_base import _TENSOR_CLASS, new_tensor
+from ..autograd._recording import recorder_for
+from ..autograd.grad_mode import LEAN, STATE
 from .._primitives import pointwise_math as PM
 from .._primitives import view as V
+from .._primitives.pointwise_math import pairs_of
 from ._args import TensorBase
 
 __all__ = ["ComplexPartsMixin"]
+
+_VIEW_AS_REAL_RECORDER, _SELECT_RECORDER = recorder_for(PM.view_as_real), recorder_for(V.select)
 
 _NOT_COMPLEX = "imag is not implemented for tensors with non-complex dtypes."
 _INT64 = 1 << 63
@@ -39,8 +46,30 @@ _CTYPE = {"float32": "float", "int64": "int64_t", "int32": "int", "int16": "int1
 
 
 def _part(x, k):
-    """``view_as_real(x).select(-1, k)`` without the public checks (x is complex)."""
-    return dispatch(V.select, dispatch(PM.view_as_real, x), dim=x.dim(), index=k)
+    """``view_as_real(x).select(-1, k)`` without the public checks (x is complex). On cpu outside
+    dispatch modes the views are made here from NumPy's (same base and version counter), and with
+    autograd on, the two nodes are recorded as dispatch's fast path would record them."""
+    d = x._data
+    if d is None or (_any_mode[0] and MODES.stack):
+        return dispatch(V.select, dispatch(PM.view_as_real, x), dim=x.dim(), index=k)
+    b = x._base
+    b = x if b is None else b
+    vc = x._vc or x._version_cell()
+    dt = x._dtype.to_real()
+    if x._requires_grad and STATE.enabled:
+        if not LEAN[0]:  # anomaly mode or saved-tensor hooks: the general recording
+            return dispatch(V.select, dispatch(PM.view_as_real, x), dim=d.ndim, index=k)
+        pairs = pairs_of(d)
+        v = new_tensor(_TENSOR_CLASS[0], pairs, dt, None, b, None, vc)
+        _VIEW_AS_REAL_RECORDER(x, None, v)
+        out = new_tensor(_TENSOR_CLASS[0], pairs[..., k], dt, None, b, None, vc)
+        _SELECT_RECORDER(v, {"dim": d.ndim, "index": k}, out)
+        return out
+    if d.dtype == CHALF_NP:
+        part = d["real" if k == 0 else "imag"]
+    else:
+        part = d.real if k == 0 else d.imag
+    return new_tensor(_TENSOR_CLASS[0], part, dt, None, b, None, vc)
 
 
 def _type_name(t):

@@ -1,5 +1,6 @@
 """``Tensor.real`` / ``Tensor.imag`` (ember/_tensor_methods/complex_parts.py) against torch: views that
 share storage, _base and version counter, their geometry, setters, autograd through them and errors."""
+import contextlib
 import warnings
 
 import numpy as np
@@ -7,6 +8,7 @@ import pytest
 import torch
 
 import ember
+from ember.autograd import grad_mode
 
 
 def _pair(values, dtype="complex64", requires_grad=False):
@@ -46,6 +48,11 @@ def test_parts_are_views_with_torchs_geometry(dtype):
             _same(ex.real, tx.real)
             _same(ex.imag, tx.imag)
             assert ex.real._base is e and tx.real._base is t
+            # the cpu shortcut (no autograd, no mode) gives the views the dispatched ops give
+            for k, p in enumerate((ex.real, ex.imag)):
+                q = ember.view_as_real(ex).select(-1, k)
+                assert (p.shape, p.stride(), p.storage_offset(), p.dtype, p._base, p._vc) == \
+                       (q.shape, q.stride(), q.storage_offset(), q.dtype, q._base, q._vc)
             assert ex.imag.untyped_storage().data_ptr() == e.untyped_storage().data_ptr()
 
 
@@ -135,18 +142,70 @@ def _leaf_pair(seed, dtype="complex128"):
     return ember.tensor(t.numpy()).requires_grad_(), t.clone().requires_grad_()
 
 
-def test_gradients_of_parts_match_torch():
+@contextlib.contextmanager
+def _recording(lean):
+    """ember's lean recording on (``lean``) or as the context leaves it; the process-wide "anomaly
+    mode or saved-tensor hooks were used" flag is restored afterwards, so the order tests run in
+    does not decide which recording path a test exercises."""
+    prev = grad_mode.SPECIAL_RECORDING[0]
+    if lean:
+        grad_mode.SPECIAL_RECORDING[0] = False
+        grad_mode._update_lean()
+        assert grad_mode.LEAN[0]
+    try:
+        yield
+    finally:
+        grad_mode.SPECIAL_RECORDING[0] = prev
+        grad_mode._update_lean()
+
+
+@contextlib.contextmanager
+def _context(name, m):
+    with contextlib.ExitStack() as stack:
+        if m is ember:
+            stack.enter_context(_recording(name == "lean"))
+        if name == "anomaly":  # the general recording (not the lean one)
+            stack.enter_context(m.autograd.detect_anomaly(check_nan=False))
+        elif name == "saved_hooks":
+            stack.enter_context(m.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t))
+        yield
+
+
+@pytest.mark.parametrize("context", ["lean", "anomaly", "saved_hooks"])
+def test_gradients_of_parts_match_torch(context):
     fns = [lambda m, x: (x.real * 2 + x.imag ** 2).sum(),
            lambda m, x: (m.real(x)[0] * m.imag(x)[1]).sum(),
            lambda m, x: (x.t().imag * 3).sum() + x.real.exp().sum(),
            lambda m, x: (x * x.conj()).real.sum() + (x ** 2).imag.sum()]
     for k, f in enumerate(fns):
         e, t = _leaf_pair(k)
-        f(ember, e).backward()
-        f(torch, t).backward()
+        with warnings.catch_warnings(), _context(context, ember), _context(context, torch):
+            warnings.simplefilter("ignore")  # anomaly mode's warning
+            f(ember, e).backward()
+            f(torch, t).backward()
+            names = [(x.real.grad_fn.name(), x.imag.grad_fn.next_functions[0][0].name(), x.real._base is x,
+                      x.imag.requires_grad, x.imag.is_leaf) for x in (e, t)]
         np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
-    names = [(x.real.grad_fn.name(), x.imag.grad_fn.next_functions[0][0].name()) for x in _leaf_pair(0)]
-    assert names[0] == names[1] == ("SelectBackward0", "ViewAsRealBackward0")
+        assert names[0] == names[1] == ("SelectBackward0", "ViewAsRealBackward0", True, True, False)
+    with ember.no_grad():
+        assert not e.real.requires_grad and e.real._base is e and e.real.grad_fn is None
+
+
+def test_dispatch_modes_see_view_as_real_and_select():
+    from ember.utils._python_dispatch import TorchDispatchMode
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(func.name)
+            return func(*args, **(kwargs or {}))
+
+    for requires_grad in (False, True):
+        seen = []
+        x = ember.randn(2, 3, dtype=ember.complex64, requires_grad=requires_grad)
+        with Log():
+            r, i = x.real, x.imag
+        assert seen == ["view_as_real", "select"] * 2
+        assert (r._base, i._base, i.storage_offset(), i.stride()) == (x, x, 1, (6, 2))
 
 
 def test_gradcheck_through_parts():
