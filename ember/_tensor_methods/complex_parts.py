@@ -31,6 +31,7 @@ from ..autograd.grad_mode import LEAN, STATE
 from .._primitives import pointwise_math as PM
 from .._primitives import view as V
 from .._primitives.pointwise_math import pairs_of
+from ..overrides import PLAIN_TYPES, try_torch_function
 from ._args import TensorBase
 
 __all__ = ["ComplexPartsMixin"]
@@ -112,20 +113,35 @@ class ComplexPartsMixin:
     def real(self):
         """The real part: a float view of a complex tensor (shape unchanged), else ``self``."""
         if not self._dtype.is_complex:
-            return self
+            return self  # (a subclass's __torch_function__ is not consulted here: the result is self)
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(_GETTERS[0], (self,), self)
+            if r is not NotImplemented:
+                return r
         return _part(self, 0)
 
     @real.setter
     def real(self, value):
-        _assign(self.real, value)
+        _assign(_part(self, 0) if self._dtype.is_complex else self, value)
 
     @property
     def imag(self):
         """The imaginary part of a complex tensor: a float view (shape unchanged)."""
+        if type(self) not in PLAIN_TYPES:
+            r = try_torch_function(_GETTERS[1], (self,), self)
+            if r is not NotImplemented:
+                return r
         if not self._dtype.is_complex:
             raise RuntimeError(_NOT_COMPLEX)
         return _part(self, 1)
 
     @imag.setter
     def imag(self, value):
-        _assign(self.imag, value)
+        if not self._dtype.is_complex:
+            raise RuntimeError(_NOT_COMPLEX)
+        _assign(_part(self, 1), value)
+
+
+# what a subclass's __torch_function__ receives as ``func`` for a part's read, as in torch (the
+# property's ``__get__``); only reads are offered to it (torch's setters do not call it either)
+_GETTERS = (ComplexPartsMixin.real.__get__, ComplexPartsMixin.imag.__get__)

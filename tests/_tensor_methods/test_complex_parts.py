@@ -281,3 +281,27 @@ def test_conj_is_a_physical_copy_in_ember():
     _same(ce.imag, ct.imag)
     x = ember.randn(3)
     assert x.conj() is x
+
+
+def test_subclass_torch_function_sees_part_reads_only():
+    logs = {}
+    for m in (ember, torch):
+        log = logs[m.__name__] = []
+
+        class Logged(m.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                log.append("real" if func == m.Tensor.real.__get__ else "imag" if func == m.Tensor.imag.__get__
+                           else getattr(func, "__name__", "?"))
+                return super().__torch_function__(func, types, args, kwargs or {})
+
+        x = m.tensor([1 + 2j, 3 - 4j]).as_subclass(Logged)
+        r, i = x.real, x.imag
+        x.imag = 5  # setters are not offered to __torch_function__ (torch's neither)
+        x.real = 6
+        assert type(r) is Logged and type(i) is Logged
+        assert [type(m.real(x)), type(m.imag(x))] == [Logged, Logged]
+        with pytest.raises(RuntimeError, match="^imag is not implemented"):
+            m.tensor([1.0]).as_subclass(Logged).imag
+        assert x.as_subclass(m.Tensor).tolist() == [6 + 5j, 6 + 5j]
+    assert logs["ember"] == logs["torch"] == ["real", "imag", "real", "imag", "imag"]
