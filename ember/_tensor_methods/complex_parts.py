@@ -42,8 +42,8 @@ _NOT_COMPLEX = "imag is not implemented for tensors with non-complex dtypes."
 _INT64 = 1 << 63
 # the C type torch's setter names when a complex scalar does not fit the part's dtype (observed:
 # float32 says float, the other floating dtypes double)
-_CTYPE = {"float32": "float", "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
-          "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
+_CTYPE = {"float32": "float", "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+          "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 
 def _part(x, k):

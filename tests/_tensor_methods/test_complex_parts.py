@@ -119,7 +119,8 @@ def test_real_tensors():
         x = m.tensor([1.0, -2.0])
         assert x.real is x and m.real(x) is x
         for get in (lambda: x.imag, lambda: m.imag(x)):
-            with pytest.raises(RuntimeError, match="^imag is not implemented for tensors with non-complex dtypes.$"):
+            with pytest.raises(RuntimeError,
+                               match="^imag is not implemented for tensors with non-complex dtypes.$"):
                 get()
         x.real = m.tensor([3.0, 4.0])
         assert x.tolist() == [3.0, 4.0] and x._version == 1
@@ -291,8 +292,8 @@ def test_subclass_torch_function_sees_part_reads_only():
         class Logged(m.Tensor):
             @classmethod
             def __torch_function__(cls, func, types, args=(), kwargs=None):
-                log.append("real" if func == m.Tensor.real.__get__ else "imag" if func == m.Tensor.imag.__get__
-                           else getattr(func, "__name__", "?"))
+                part = {m.Tensor.real.__get__: "real", m.Tensor.imag.__get__: "imag"}
+                log.append(next((v for k, v in part.items() if func == k), getattr(func, "__name__", "?")))
                 return super().__torch_function__(func, types, args, kwargs or {})
 
         x = m.tensor([1 + 2j, 3 - 4j]).as_subclass(Logged)

@@ -190,9 +190,9 @@ def _view_as_complex_write(x):  # a complex view of a real base
     return b, c + 0, d * 1
 
 
-@pytest.mark.parametrize("fn, make", [(_complex_parts_write, lambda: ember.randn(3, 2, dtype=ember.complex64)),
-                                      (_view_as_complex_write, lambda: ember.randn(3, 4, 2))],
-                         ids=["real_imag", "view_as_complex"])
+@pytest.mark.parametrize("fn, make", [
+    (_complex_parts_write, lambda: ember.randn(3, 2, dtype=ember.complex64)),
+    (_view_as_complex_write, lambda: ember.randn(3, 4, 2))], ids=["real_imag", "view_as_complex"])
 @pytest.mark.parametrize("mode", ["real", "fake"])
 def test_writes_through_dtype_changing_views(fn, make, mode):
     x = make()

@@ -72,6 +72,10 @@ def _angle_samples(dtype):
     return unary_samples()(dtype)
 
 
+def _parts_expression(z):
+    return z.real * z.imag.exp() + z.t().imag.t()
+
+
 def _complex_pair(dtype):
     return [Sample((arr((3, 4), dtype), arr((3, 4), dtype)), {}, "same"),
             Sample((arr((3, 1), dtype), arr((4,), dtype)), {}, "broadcast"),
@@ -162,8 +166,8 @@ OPS = [
            [Sample((noncontig(arr((3, 2), dt)),), {}, "noncontig")],
            dtypes=COMPLEX, view=True, grad=False,
            error_samples=lambda dt: [Sample((arr((3,), "float32"),), {}, "real")]),
-    OpInfo("real_imag_grad", lambda lib, x, y: (lambda z: z.real * z.imag.exp() + z.t().imag.t())(lib.complex(x, y)),
-           _complex_pair, dtypes=FLOAT),
+    OpInfo("real_imag_grad", lambda lib, x, y: _parts_expression(lib.complex(x, y)), _complex_pair,
+           dtypes=FLOAT),
     OpInfo("view_as_complex", fn("view_as_complex"),
            lambda dt: [Sample((arr(s, dt),), {}, str(s)) for s in ((2,), (3, 2), (2, 3, 2))],
            dtypes=FLOAT, view=True,
