@@ -34,7 +34,7 @@ from .._primitives.pointwise_math import pairs_of
 from ..overrides import PLAIN_TYPES, try_torch_function
 from ._args import TensorBase
 
-__all__ = ["ComplexPartsMixin"]
+__all__ = ["ComplexPartsMixin", "real", "imag"]
 
 _VIEW_AS_REAL_RECORDER, _SELECT_RECORDER = recorder_for(PM.view_as_real), recorder_for(V.select)
 
@@ -73,6 +73,37 @@ def _part(x, k):
     return new_tensor(_TENSOR_CLASS[0], part, dt, None, b, None, vc)
 
 
+def _qualified_name(obj):
+    mod = type(obj).__module__
+    return type(obj).__qualname__ if mod == "builtins" else f"{mod}.{type(obj).__qualname__}"
+
+
+def real(input):
+    """``input.real``: a view of a complex tensor's real parts (same shape), else ``input`` itself.
+
+    Example:
+        >>> import ember
+        >>> ember.real(ember.tensor([1 + 2j]))
+        tensor([1.])
+    """
+    if not isinstance(input, TensorBase):
+        raise TypeError(f"real(): argument 'input' (position 1) must be Tensor, not {_qualified_name(input)}")
+    return input.real
+
+
+def imag(input):
+    """``input.imag``: a view of a complex tensor's imaginary parts (same shape).
+
+    Example:
+        >>> import ember
+        >>> ember.imag(ember.tensor([1 + 2j]))
+        tensor([2.])
+    """
+    if not isinstance(input, TensorBase):
+        raise TypeError(f"imag(): argument 'input' (position 1) must be Tensor, not {_qualified_name(input)}")
+    return input.imag
+
+
 def _type_name(t):
     return ("torch.meta." if t.is_meta else "torch.") + t._type_string()[len("torch."):]
 
@@ -89,9 +120,7 @@ def _scalar_for(part, value):
     try:
         v = operator.index(value)  # Python ints and integer scalars (np.int32), not np.float32
     except TypeError:
-        mod = type(value).__module__
-        name = type(value).__qualname__ if mod == "builtins" else f"{mod}.{type(value).__qualname__}"
-        raise TypeError(f"can't assign a {name} to a {_type_name(part)}") from None
+        raise TypeError(f"can't assign a {_qualified_name(value)} to a {_type_name(part)}") from None
     if not -_INT64 <= v < _INT64:
         raise ValueError("Overflow when unpacking long long")
     return v

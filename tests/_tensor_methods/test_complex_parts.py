@@ -306,3 +306,13 @@ def test_subclass_torch_function_sees_part_reads_only():
             m.tensor([1.0]).as_subclass(Logged).imag
         assert x.as_subclass(m.Tensor).tolist() == [6 + 5j, 6 + 5j]
     assert logs["ember"] == logs["torch"] == ["real", "imag", "real", "imag", "imag"]
+
+
+def test_functions_refuse_non_tensors_as_torch():
+    for value in (3, 2.5, 1j, np.array([1 + 2j]), [1j]):
+        for name in ("real", "imag"):
+            with pytest.raises(TypeError) as te:
+                getattr(torch, name)(value)
+            with pytest.raises(TypeError) as ee:
+                getattr(ember, name)(value)
+            assert str(ee.value) == str(te.value)
