@@ -316,3 +316,17 @@ def test_functions_refuse_non_tensors_as_torch():
             with pytest.raises(TypeError) as ee:
                 getattr(ember, name)(value)
             assert str(ee.value) == str(te.value)
+
+
+def test_parts_of_a_complex_view_of_a_real_base():
+    res = {}
+    for m in (ember, torch):
+        a0 = m.tensor([[1.0, 2.0], [3.0, -4.0], [0.5, 2.0]], dtype=m.float64, requires_grad=True)
+        a = a0 * 1
+        y = m.view_as_complex(a)
+        r = y.real
+        y.imag.mul_(3)
+        r.add_(a[:, 1].detach())
+        (a ** 3).sum().backward()
+        res[m.__name__] = (r._base is a, r.stride(), y.imag.storage_offset(), a.grad_fn.name(), a0.grad.tolist())
+    assert res["ember"] == res["torch"]
