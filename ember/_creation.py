@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._dtype_complex32 import cast as _chalf_cast, refuse as _chalf_refuse
+from ._dtype_scalar import checked_scalar, fill_scalar
 from ._device import CPU, META, get_default_device
 from ._dispatch import dispatch, wrap, wrap_meta
 from ._storage import VersionCounter
@@ -297,17 +298,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if dtype is None:
         dtype = D.scalar_dtype(fill_value)
     size, dt, dev = _sized(size_args((size,), "full"), as_dtype(dtype), device)
-    if dt.category < 3 and isinstance(fill_value, complex):
-        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow")
-    if dt is D.uint8 and type(fill_value) is int and -256 < fill_value < 0:
-        fill_value += 256  # torch wraps a negative int into uint8
+    fill_value = fill_scalar(fill_value, dt)  # torch's checked conversion (uint8 wraps -1 to 255)
     t = dispatch(C.full, size=size, fill_value=fill_value, dtype=dt, device=dev)
     return _into(t, out, requires_grad)
-
-
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "at::Half", "bfloat16": "at::BFloat16",
-            "int64": "int64_t", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t",
-            "uint8": "uint8_t", "bool": "bool"}
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -420,11 +413,7 @@ def _int_endpoint(value, dt):
     """``start``/``end`` of an integer linspace/logspace: truncated, then wrapped into ``dt``
     (``linspace(-2, 4, 7, dtype=torch.uint8)`` starts at 254). torch's range check: a float must
     lie in the dtype's range; an int too, except that uint8 also takes -255..-1."""
-    info = np.iinfo(dt.np)
-    lo = -info.max if dt is D.uint8 and isinstance(value, int) else info.min
-    if not lo <= value <= info.max:
-        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow")
-    return int(np.array(int(value), dtype=np.int64).astype(dt.np))
+    return int(np.array(int(checked_scalar(value, dt)), dtype=np.int64).astype(dt.np))
 
 
 def _linspace_array(start, end, steps, dt):

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._dtype_complex32 import encode as _chalf_encode
+from ._dtype_scalar import fill_scalar
 from ._device import CPU, META, device as Device
 from ._creation import empty_strided, from_numpy, tensor
 from ._dispatch import MODES as _MODES, dispatch, set_tensor_class, wrap, wrap_meta
@@ -437,6 +438,7 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{value.dim()} dimensions.")
             return self.copy_(value)
+        value = fill_scalar(value, self._dtype)  # torch's checked conversion (uint8 wraps -1 to 255)
         if WRITE_HOOKS:  # tracing observes writes that go through copy_ (a cpu scalar: meta has no data)
             return self.copy_(wrap(np.array(value, dtype=self._dtype.np) if self._dtype is not D.complex32
                                    else _chalf_encode(value), self._dtype))
@@ -468,6 +470,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return self._new_like(np.ones, size_args(size), dtype, device, requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        if not isinstance(fill_value, TensorBase):
+            fill_value = fill_scalar(fill_value, as_dtype(dtype) or self._dtype)
         t = self._new_like(np.empty, size_args((size,)), dtype, device, requires_grad, fill_value)
         if t._data is not None:
             t._data[...] = fill_value if t._dtype is not D.complex32 else _chalf_encode(fill_value)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dtype_complex32 import refuse
+from .._dtype_scalar import as_scalar, checked_scalar
 from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
@@ -177,13 +178,18 @@ def index_copy_(input, dim, index, source):
     return _along_dim(I.index_copy, input, dim, index, source, inplace=True)
 
 
-def _fill_value(name, value):
+def _fill_value(name, value, dtype):
     if isinstance(value, TensorBase):
         if value.dim() != 0:
             raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.dim()} dimension(s).")
-        return value.item()
-    return value
+        value = value.item()
+    value = as_scalar(value)
+    if isinstance(value, complex) and not dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    if dtype is D.uint64:
+        raise NotImplementedError("\"index_fill_cpu\" not implemented for 'UInt64'")
+    return checked_scalar(value, dtype)  # complex32 is checked against its own half range here
 
 
 @public
@@ -197,7 +203,7 @@ def index_fill(input, dim, index, value):
                         dim=dim, value=True)
         return _where(mask, value.to(input.dtype), input)
     return dispatch(I.index_fill, input, index, dim=dim,
-                    value=_fill_value("index_fill_", value))
+                    value=_fill_value("index_fill_", value, input.dtype))
 
 
 @public
@@ -205,7 +211,7 @@ def index_fill_(input, dim, index, value):
     dim = _dim(input, dim)
     I.index_fill.meta_rule(input, index, dim=dim, value=0)
     return dispatch_inplace(I.index_fill, input, index, dim=dim,
-                            value=_fill_value("index_fill_", value))
+                            value=_fill_value("index_fill_", value, input.dtype))
 
 
 # ----------------------------------------------------------------------------- masked
@@ -225,6 +231,10 @@ def _masked_fill(input, mask, value, inplace):
                 return input.copy_(res)
             return res
         value = value.item()
+    value = as_scalar(value)
+    if input.dtype is D.uint64:
+        raise NotImplementedError("\"masked_fill\" not implemented for 'UInt64'")
+    value = checked_scalar(value, input.dtype)  # complex32 is checked against its own half range here
     if inplace:
         return dispatch_inplace(I.masked_fill, input, mask, value=value)
     return dispatch(I.masked_fill, input, mask, value=value)
