@@ -34,7 +34,7 @@ import numpy as np
 
 from . import _dtype as D
 
-__all__ = ["C_NAMES", "as_scalar", "checked_scalar", "fill_scalar", "setitem_scalar", "overflow_error"]
+__all__ = ["C_NAMES", "FILL_RANGE", "as_scalar", "checked_scalar", "fill_scalar", "setitem_scalar", "overflow_error"]
 
 # the C type torch names in its overflow message, per dtype
 C_NAMES = {
@@ -70,6 +70,16 @@ def _limits(dt):
 
 
 _LIMITS = {dt: _limits(dt) for dt in (*D.ALL_DTYPES, D.uint64)}
+# the ints and floats ``fill_`` may store unchecked, per dtype: the float range clipped to below
+# 2**63 (larger ints need the Scalar checks); complex32 checks complex64's range. Dtypes without
+# limits (quantized) get an empty range, so they always take the full path
+_BELOW_2_63 = math.nextafter(2.0 ** 63, 0.0)
+FILL_RANGE = {dt: (_INF, -_INF) for dt in vars(D).values() if isinstance(dt, D.dtype)}
+FILL_RANGE.update({dt: (max(lim[1], -_BELOW_2_63), min(lim[2], _BELOW_2_63)) for dt, lim in _LIMITS.items()})
+# integer dtypes compare with int bounds (exactly, and ints, their usual value, compare faster)
+FILL_RANGE.update({dt: (max(lim[3], 0) if lim[5] else lim[3], lim[4]) for dt, lim in _LIMITS.items()
+                   if lim[0] == "i"})
+FILL_RANGE[D.complex32] = FILL_RANGE[D.complex64]
 
 
 def as_scalar(value):
@@ -153,6 +163,11 @@ def fill_scalar(value, dtype):
     """``value`` checked as ``fill_``/``full``/``new_full``/``full_like`` check it: complex32 is
     checked against complex64's range (torch's message names ``c10::complex<float>``) and the
     stored value rounds to complex32 (70000 becomes inf)."""
+    t = type(value)
+    if t is float or t is int:
+        lo, hi = FILL_RANGE[dtype]
+        if lo <= value <= hi:
+            return value
     return checked_scalar(value, dtype, D.complex64 if dtype is D.complex32 else None)
 
 
@@ -165,8 +180,13 @@ def setitem_scalar(value, dtype):
     >>> setitem_scalar(1e40, float16)
     inf
     """
-    if type(value) is int and not _LONG_LO <= value <= _LONG_HI:
-        raise ValueError("Overflow when unpacking long long")
+    t = type(value)
+    if t is float or t is int:
+        lo, hi = FILL_RANGE[dtype]  # inside it, every dtype stores the value as given
+        if lo <= value <= hi:
+            return value
+        if t is int and not _LONG_LO <= value <= _LONG_HI:
+            raise ValueError("Overflow when unpacking long long")
     if dtype is D.float16 or dtype is D.bfloat16:
         v = checked_scalar(value, D.float64)
         big = _LIMITS[dtype][2]

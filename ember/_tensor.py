@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._dtype_complex32 import encode as _chalf_encode
-from ._dtype_scalar import fill_scalar
+from ._dtype_scalar import FILL_RANGE, fill_scalar
 from ._device import CPU, META, device as Device
 from ._creation import empty_strided, from_numpy, tensor
 from ._dispatch import MODES as _MODES, dispatch, set_tensor_class, wrap, wrap_meta
@@ -58,6 +58,8 @@ from ._primitives import shape_copy as SC
 from ._primitives import view as V
 from .overrides import PLAIN_TYPES, DisableTorchFunctionSubclass, try_torch_function
 from .utils.hooks import RemovableHandle, add_hook
+
+_CHALF = D.complex32
 
 __all__ = ["Tensor"]
 
@@ -433,20 +435,24 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return dispatch_inplace(SC.copy, self, src)
 
     def fill_(self, value):
-        if isinstance(value, TensorBase):
-            if value.dim() != 0:
-                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
-                                   f"{value.dim()} dimensions.")
-            return self.copy_(value)
-        value = fill_scalar(value, self._dtype)  # torch's checked conversion (uint8 wraps -1 to 255)
+        dt = self._dtype
+        if ((t := type(value)) is not float and t is not int) or \
+                not (r := FILL_RANGE[dt])[0] <= value <= r[1]:  # else: stored as given
+            if isinstance(value, TensorBase):
+                if value.dim() != 0:
+                    raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                                       f"with {value.dim()} dimensions.")
+                return self.copy_(value)
+            value = fill_scalar(value, dt)  # torch's checked conversion (uint8: -1 -> 255)
         if WRITE_HOOKS:  # tracing observes writes that go through copy_ (a cpu scalar: meta has no data)
-            return self.copy_(wrap(np.array(value, dtype=self._dtype.np) if self._dtype is not D.complex32
-                                   else _chalf_encode(value), self._dtype))
+            return self.copy_(wrap(np.array(value, dtype=dt.np) if dt is not _CHALF
+                                   else _chalf_encode(value), dt))
         if self._requires_grad:
             return self.copy_(self.new_full((), value))
         if self._data is not None:
-            self._data[...] = value if self._dtype is not D.complex32 else _chalf_encode(value)
-        self._version_cell().value += 1
+            self._data[...] = value if dt is not _CHALF else _chalf_encode(value)
+        vc = self._vc
+        (vc if vc is not None else self._version_cell()).value += 1
         return self
 
     def zero_(self):
@@ -470,8 +476,10 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return self._new_like(np.ones, size_args(size), dtype, device, requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-        if not isinstance(fill_value, TensorBase):
-            fill_value = fill_scalar(fill_value, as_dtype(dtype) or self._dtype)
+        if ((t := type(fill_value)) is not float and t is not int) or not \
+                (r := FILL_RANGE[self._dtype if dtype is None else as_dtype(dtype)])[0] <= fill_value <= r[1]:
+            if not isinstance(fill_value, TensorBase):
+                fill_value = fill_scalar(fill_value, as_dtype(dtype) or self._dtype)
         t = self._new_like(np.empty, size_args((size,)), dtype, device, requires_grad, fill_value)
         if t._data is not None:
             t._data[...] = fill_value if t._dtype is not D.complex32 else _chalf_encode(fill_value)
