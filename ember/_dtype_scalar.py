@@ -79,6 +79,7 @@ FILL_RANGE.update({dt: (max(lim[1], -_BELOW_2_63), min(lim[2], _BELOW_2_63)) for
 # integer dtypes compare with int bounds (exactly, and ints, their usual value, compare faster)
 FILL_RANGE.update({dt: (max(lim[3], 0) if lim[5] else lim[3], lim[4]) for dt, lim in _LIMITS.items()
                    if lim[0] == "i"})
+_SETITEM_RANGE = dict(FILL_RANGE)  # t[i] = v checks complex32 against its own half range
 FILL_RANGE[D.complex32] = FILL_RANGE[D.complex64]
 
 
@@ -182,7 +183,7 @@ def setitem_scalar(value, dtype):
     """
     t = type(value)
     if t is float or t is int:
-        lo, hi = FILL_RANGE[dtype]  # inside it, every dtype stores the value as given
+        lo, hi = _SETITEM_RANGE[dtype]  # inside it, every dtype stores the value as given
         if lo <= value <= hi:
             return value
         if t is int and not _LONG_LO <= value <= _LONG_HI:
