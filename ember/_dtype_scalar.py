@@ -80,6 +80,7 @@ FILL_RANGE.update({dt: (max(lim[1], -_BELOW_2_63), min(lim[2], _BELOW_2_63)) for
 FILL_RANGE.update({dt: (max(lim[3], 0) if lim[5] else lim[3], lim[4]) for dt, lim in _LIMITS.items()
                    if lim[0] == "i"})
 _SETITEM_RANGE = dict(FILL_RANGE)  # t[i] = v checks complex32 against its own half range
+_SETITEM_RANGE[D.uint64] = (0, _LONG_HI)  # and ints against a C long long
 FILL_RANGE[D.complex32] = FILL_RANGE[D.complex64]
 
 
