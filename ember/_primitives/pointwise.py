@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _dtype_complex32 as C32
+from .._dtype_scalar import checked_scalar
 from ._registry import SlowPath, primitive
 from .pointwise_backward import sigmoid_backward, tanh_backward, threshold_backward
 from ._special import special as _sp
@@ -624,12 +625,9 @@ def clamp(a, *, min=None, max=None):
     if a.dtype == np.bool_:
         _not_impl("clamp_scalar_cpu" if min is not None and max is not None else
                   "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu", a)
-    if a.dtype.kind in "iu":
-        info = np.iinfo(a.dtype)
-        for v in (min, max):
-            if v is not None and not info.min <= v <= info.max:
-                cname = "int" if a.dtype == np.int32 else f"{a.dtype}_t"
-                raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
+    if a.dtype.kind in "iu":  # int bounds convert into the dtype with torch's checks (uint8: -1 -> 255)
+        dt = D.from_numpy_dtype(a.dtype)
+        min, max = (v if v is None else checked_scalar(v, dt) for v in (min, max))
     out = a
     if min is not None:
         out = np.maximum(out, min)
