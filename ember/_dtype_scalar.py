@@ -104,8 +104,8 @@ def checked_scalar(value, dtype, check=None):
     NumPy stores into ``dtype`` as torch would (unsigned ints wrapped, complex parts dropped).
 
     >>> from ember._dtype import int8
-    >>> checked_scalar(127.9, int8)
-    127.9
+    >>> checked_scalar(100.7, int8)  # NumPy truncates it when storing, as torch's cast does
+    100.7
     """
     lim = _LIMITS.get(check or dtype)
     if lim is None:  # quantized and other storage-only dtypes: written as given

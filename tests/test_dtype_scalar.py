@@ -94,3 +94,21 @@ def test_fast_path_floats_are_stored_as_given():
     x = ember.zeros(2)
     assert x.fill_(0.1).tolist() == torch.zeros(2).fill_(0.1).tolist()
     assert x.fill_(3).dtype is ember.float32 and x.tolist() == [3.0, 3.0]
+
+
+def _set_part(lib, dt, part, v):
+    t = lib.zeros(2, dtype=getattr(lib, dt))
+    try:
+        setattr(t, part, v)
+        return "ok", repr(t.tolist())
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("part", ["real", "imag"])
+def test_part_setters_match_torch(part):
+    """``t.real = v`` / ``t.imag = v`` convert as ``t[...] = v`` does (float16 parts round to inf)."""
+    bad = [(dt, v, _set_part(torch, dt, part, v), _set_part(ember, dt, part, v))
+           for dt in ("complex32", "complex64", "complex128", "float16", "float32", "int32", "uint8", "bool")
+           for v in VALUES if _set_part(torch, dt, part, v) != _set_part(ember, dt, part, v)]
+    assert not bad, bad[:10]

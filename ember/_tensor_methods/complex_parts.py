@@ -25,6 +25,7 @@ import operator
 
 from .._dispatch import MODES, _any_mode, dispatch
 from .._dtype import CHALF_NP
+from .._dtype_scalar import setitem_scalar
 from .._tensor_base import _TENSOR_CLASS, new_tensor
 from ..autograd._recording import recorder_for
 from ..autograd.grad_mode import LEAN, STATE
@@ -39,11 +40,6 @@ __all__ = ["ComplexPartsMixin", "real", "imag"]
 _VIEW_AS_REAL_RECORDER, _SELECT_RECORDER = recorder_for(PM.view_as_real), recorder_for(V.select)
 
 _NOT_COMPLEX = "imag is not implemented for tensors with non-complex dtypes."
-_INT64 = 1 << 63
-# the C type torch's setter names when a complex scalar does not fit the part's dtype (observed:
-# float32 says float, the other floating dtypes double)
-_CTYPE = {"float32": "float", "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
-          "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 
 def _part(x, k):
@@ -109,21 +105,14 @@ def _type_name(t):
 
 
 def _scalar_for(part, value):
-    """``value`` as the Python scalar torch's setter accepts for ``part``, or torch's error."""
-    if isinstance(value, (bool, float)):
-        return value
-    if isinstance(value, complex):
-        if value.imag != 0 and part.dtype.name != "bool":
-            ctype = _CTYPE.get(part.dtype.name, "double")
-            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
-        return bool(value) if part.dtype.name == "bool" else value.real
-    try:
-        v = operator.index(value)  # Python ints and integer scalars (np.int32), not np.float32
-    except TypeError:
-        raise TypeError(f"can't assign a {_qualified_name(value)} to a {_type_name(part)}") from None
-    if not -_INT64 <= v < _INT64:
-        raise ValueError("Overflow when unpacking long long")
-    return v
+    """``value`` as the Python scalar torch's setter accepts for ``part``, or torch's error: the
+    setter converts as ``t[...] = value`` does (long long ints, float16 parts checked as double)."""
+    if not isinstance(value, (bool, float, complex)):
+        try:
+            value = operator.index(value)  # Python ints and integer scalars (np.int32), not np.float32
+        except TypeError:
+            raise TypeError(f"can't assign a {_qualified_name(value)} to a {_type_name(part)}") from None
+    return setitem_scalar(value, part.dtype)
 
 
 def _assign(part, value):
