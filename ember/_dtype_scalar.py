@@ -34,7 +34,8 @@ import numpy as np
 
 from . import _dtype as D
 
-__all__ = ["C_NAMES", "FILL_RANGE", "as_scalar", "checked_scalar", "fill_scalar", "setitem_scalar", "overflow_error"]
+__all__ = ["C_NAMES", "FILL_RANGE", "PLAIN_RANGE", "as_scalar", "checked_scalar", "fill_scalar",
+           "setitem_scalar", "overflow_error"]
 
 # the C type torch names in its overflow message, per dtype
 C_NAMES = {
@@ -79,8 +80,10 @@ FILL_RANGE.update({dt: (max(lim[1], -_BELOW_2_63), min(lim[2], _BELOW_2_63)) for
 # integer dtypes compare with int bounds (exactly, and ints, their usual value, compare faster)
 FILL_RANGE.update({dt: (max(lim[3], 0) if lim[5] else lim[3], lim[4]) for dt, lim in _LIMITS.items()
                    if lim[0] == "i"})
-_SETITEM_RANGE = dict(FILL_RANGE)  # t[i] = v checks complex32 against its own half range
-_SETITEM_RANGE[D.uint64] = (0, _LONG_HI)  # and ints against a C long long
+# the ints and floats every writer (fill_, t[i] = v, masked_fill, index_fill) stores as given:
+# t[i] = v and masked_fill check complex32 against its own half range, t[i] = v ints against a C long long
+PLAIN_RANGE = dict(FILL_RANGE)
+PLAIN_RANGE[D.uint64] = (0, _LONG_HI)
 FILL_RANGE[D.complex32] = FILL_RANGE[D.complex64]
 
 
@@ -88,7 +91,8 @@ def as_scalar(value):
     """``value`` as torch's argument parser takes a Python number for a Scalar parameter: an int
     outside [-2**63, 2**64) raises its OverflowError (before any dtype is considered)."""
     if isinstance(value, int) and not _SCALAR_LO <= value <= _SCALAR_HI:
-        raise OverflowError("int too big to convert" if value > 0 else "can't convert negative int to unsigned")
+        raise OverflowError("int too big to convert" if value > 0
+                            else "can't convert negative int to unsigned")
     return value
 
 
@@ -184,7 +188,7 @@ def setitem_scalar(value, dtype):
     """
     t = type(value)
     if t is float or t is int:
-        lo, hi = _SETITEM_RANGE[dtype]  # inside it, every dtype stores the value as given
+        lo, hi = PLAIN_RANGE[dtype]  # inside it, every dtype stores the value as given
         if lo <= value <= hi:
             return value
         if t is int and not _LONG_LO <= value <= _LONG_HI:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._dispatch import MODES, _any_mode, dispatch
-from ._dtype_scalar import setitem_scalar
+from ._dtype_scalar import PLAIN_RANGE, setitem_scalar
 from . import _dtype as D
 from ._tensor_base import _TENSOR_CLASS, TensorBase, new_tensor, wrap
 from .autograd._recording import recorder_for
@@ -262,7 +262,10 @@ def _value_tensor(view, value):
     elif isinstance(value, (list, tuple, np.ndarray)):
         v = view.new_tensor(value)
     else:
-        v = view.new_full((), setitem_scalar(value, view.dtype))  # torch's checks for t[i] = v
+        if ((t := type(value)) is not float and t is not int) or \
+                not (r := PLAIN_RANGE[view.dtype])[0] <= value <= r[1]:  # else: stored as given
+            value = setitem_scalar(value, view.dtype)  # torch's checks for t[i] = v
+        v = view.new_full((), value)
     return v
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dtype_complex32 import refuse
-from .._dtype_scalar import as_scalar, checked_scalar
+from .._dtype_scalar import PLAIN_RANGE, as_scalar, checked_scalar
 from .._dispatch import dispatch
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
@@ -231,10 +231,13 @@ def _masked_fill(input, mask, value, inplace):
                 return input.copy_(res)
             return res
         value = value.item()
-    value = as_scalar(value)
+    if ((t := type(value)) is not float and t is not int) or \
+            not (r := PLAIN_RANGE[input.dtype])[0] <= value <= r[1]:  # else: stored as given
+        value = as_scalar(value)
+        if input.dtype is not D.uint64:  # complex32 is checked against its own half range here
+            value = checked_scalar(value, input.dtype)
     if input.dtype is D.uint64:
         raise NotImplementedError("\"masked_fill\" not implemented for 'UInt64'")
-    value = checked_scalar(value, input.dtype)  # complex32 is checked against its own half range here
     if inplace:
         return dispatch_inplace(I.masked_fill, input, mask, value=value)
     return dispatch(I.masked_fill, input, mask, value=value)

@@ -1,0 +1,69 @@
+"""Writing a Python scalar into a tensor (the checked conversion's cost), ember vs torch in one
+process, one thread: ``x.fill_(1.0)`` on float32, ``u.fill_(3)`` on uint8, ``t[0] = 1.0``,
+``t[1:] = 1.0``, ``full((100,), 1.0)`` and ``x.masked_fill_(mask, 1.0)`` on (100,) tensors. Prints
+microseconds per call (the median over ``--runs`` of the best of ``--repeat``) and ember / torch.
+
+Usage: ``python bench/scalar_fill.py [--number N] [--repeat R] [--runs K] [--thread-time]``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+
+def _cases(lib):
+    x, t, u = lib.zeros(100), lib.zeros(100), lib.zeros(100, dtype=lib.uint8)
+    mask = lib.arange(100) % 2 == 0
+
+    def setitem_int():
+        t[0] = 1.0
+
+    def setitem_slice():
+        t[1:] = 1.0
+
+    return [("x.fill_(1.0)", lambda: x.fill_(1.0)), ("u.fill_(3) uint8", lambda: u.fill_(3)),
+            ("t[0] = 1.0", setitem_int), ("t[1:] = 1.0", setitem_slice),
+            ("full((100,), 1.0)", lambda: lib.full((100,), 1.0)),
+            ("x.masked_fill_(mask, 1.0)", lambda: x.masked_fill_(mask, 1.0))]
+
+
+def _best_us(fn, number, repeat, clock):
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = clock()
+        for _ in range(number):
+            fn()
+        best = min(best, (clock() - t0) / number)
+    return best * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=int, default=20000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--thread-time", action="store_true",
+                        help="time with this thread's CPU clock (less disturbed by other processes)")
+    args = parser.parse_args()
+    clock = time.thread_time if args.thread_time else time.perf_counter
+
+    import torch
+
+    import ember
+    torch.set_num_threads(1)
+    cases = {lib: _cases(lib) for lib in (torch, ember)}
+    print(f"{'case':28s} {'ember us':>9s} {'torch us':>9s} {'ratio':>6s}")
+    for k, (name, _) in enumerate(cases[ember]):
+        us = {lib: statistics.median(_best_us(cases[lib][k][1], args.number, args.repeat, clock)
+                                     for _ in range(args.runs)) for lib in (torch, ember)}
+        print(f"{name:28s} {us[ember]:9.3f} {us[torch]:9.3f} {us[ember] / us[torch]:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
