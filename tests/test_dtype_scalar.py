@@ -112,3 +112,20 @@ def test_part_setters_match_torch(part):
            for dt in ("complex32", "complex64", "complex128", "float16", "float32", "int32", "uint8", "bool")
            for v in VALUES if _set_part(torch, dt, part, v) != _set_part(ember, dt, part, v)]
     assert not bad, bad[:10]
+
+
+@pytest.mark.parametrize("bound", ["min", "max"])
+def test_clamp_number_bounds_match_torch(bound):
+    """Number bounds convert into the result dtype (uint8 min=-1 wraps to 255; float16 refuses
+    70000; a complex result is refused)."""
+    def outcome(lib, dt, v):
+        try:
+            return "ok", repr(lib.zeros(3, dtype=getattr(lib, dt)).clamp(**{bound: v}).tolist())
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, str(e)
+    skip = {-1e-50}  # torch keeps 0.0 where NumPy's maximum returns the -0.0 bound
+    bad = [(dt, v, outcome(torch, dt, v), outcome(ember, dt, v))
+           for dt in ("uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+                      "complex64")
+           for v in VALUES if v not in skip and outcome(torch, dt, v) != outcome(ember, dt, v)]
+    assert not bad, bad[:10]

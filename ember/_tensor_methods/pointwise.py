@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._dtype_scalar import as_scalar, checked_scalar
 from .._dispatch import dispatch, fast_method, result_dtype, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
@@ -318,6 +319,23 @@ def _clamp_dtype(input, min, max):
     return D.result_type_of(key)
 
 
+def _clamp_bounds(input, dt, min, max):
+    """The result dtype and the number bounds converted into it with torch's checks (uint8: -1 ->
+    255, float16: 70000 overflows). Complex inputs, or complex bounds of integer inputs, are refused;
+    a complex bound of a floating input converts as a double (its imaginary part must be 0)."""
+    if min is None and max is None:
+        return dt, min, max
+    min, max = (v if v is None else as_scalar(v) for v in (min, max))  # Python ints beyond a Scalar
+    if dt.is_complex:
+        if input._dtype.is_complex or not input._dtype.is_floating_point:
+            raise NotImplementedError("clamp is not supported for complex types")
+        dt = input._dtype
+        min, max = (v if not isinstance(v, complex) else checked_scalar(v, D.float64) for v in (min, max))
+    if dt is D.bool:
+        return dt, min, max  # the kernel refuses bool
+    return dt, *(v if v is None else checked_scalar(v, dt) for v in (min, max))
+
+
 def clamp(input, min=None, max=None, *, out=None):
     """Clamp every element into ``[min, max]`` (either may be None; tensors allowed)."""
     if not (type(input) in PLAIN_TYPES and type(min) in PLAIN_TYPES and type(max) in PLAIN_TYPES):
@@ -339,7 +357,7 @@ def clamp(input, min=None, max=None, *, out=None):
         res = dispatch(P.clamp_tensor, input, holder if lo is None else lo, holder if hi is None else hi,
                        has_min=lo is not None, has_max=hi is not None)
         return out.copy_(res) if out is not None else res
-    dt = _clamp_dtype(input, min, max)
+    dt, min, max = _clamp_bounds(input, _clamp_dtype(input, min, max), min, max)
     if dt is not input._dtype:
         input = input.to(dt)
     if out is not None:
@@ -355,6 +373,7 @@ def clamp_(input, min=None, max=None):
     if dt is not input._dtype and not D.can_cast(dt, input._dtype):
         raise RuntimeError(f"result type {dtype_title(dt)} can't be cast to the desired output type "
                            f"{dtype_title(input._dtype)}")
+    dt, min, max = _clamp_bounds(input, dt, min, max)
     return dispatch_inplace(P.clamp, input, min=min, max=max)
 
 
