@@ -29,14 +29,20 @@ from ._args import TensorBase, as_device, as_dtype, size_args
 __all__ = ["ShapeCopyMixin", "FUNCTIONS"]
 
 
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+
+
 def _tensor_list(tensors, name: str) -> list:
     if isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
-    for t in tensors:
+    for i, t in enumerate(tensors):
         if not isinstance(t, TensorBase):
-            raise TypeError(f"expected Tensor as element {list(tensors).index(t)} in argument 0, but got "
-                            f"{type(t).__name__}")
+            # the C type name torch prints: module-qualified for extension types (numpy.ndarray)
+            c = type(t)
+            kind = c.__name__ if c.__module__ == "builtins" or c.__flags__ & _HEAPTYPE else \
+                f"{c.__module__}.{c.__qualname__}"
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {kind}")
     return list(tensors)
 
 
