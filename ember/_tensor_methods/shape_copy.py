@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import get_default_device
-from .._dispatch import dispatch, wrap
+from .._dispatch import dispatch, fast_method, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._shape import broadcast_shapes as _broadcast_shapes, normalize_dim
@@ -151,12 +151,22 @@ def flip(input, *dims, **kwargs):
         if dims or set(kwargs) != {"dims"}:
             raise TypeError(f"flip() got an unexpected keyword argument {next(iter(set(kwargs) - {'dims'}), 'dims')!r}")
         dims = (kwargs["dims"],)
-    elif len(dims) == 1 and type(dims[0]) is int:  # x.flip(-1), the common case, inline
-        d, k = input._data, dims[0]
-        n = d.ndim if d is not None else input.dim()
-        if -n <= k < n:
-            return dispatch(SC.flip, input, dims=(k % n,))
     return dispatch(SC.flip, input, dims=_dims(dims, input.dim()))
+
+
+def _flip_params(d, dims):
+    """``x.flip(k)``'s params for one int ``k`` in range of the array ``d`` (else None: ``flip``)."""
+    if len(dims) == 1:
+        k = dims[0]
+        if type(k) is int:
+            n = d.ndim
+            if -n <= k < n:
+                return {"dims": (k % n,)}
+    return None
+
+
+# the method: ``x.flip(-1)`` on the fast path, generated from the op (anything else calls ``flip``)
+_flip_method = fast_method(SC.flip, flip, params_of=_flip_params, public=True)
 
 
 @public
@@ -645,7 +655,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 class ShapeCopyMixin:
     __slots__ = ()
-    flip, fliplr, flipud, roll, rot90 = flip, fliplr, flipud, roll, rot90
+    flip, fliplr, flipud, roll, rot90 = _flip_method, fliplr, flipud, roll, rot90
     repeat, tile = public(repeat), tile
     tril, tril_, triu, triu_ = tril, tril_, triu, triu_
     broadcast_to = broadcast_to
