@@ -334,7 +334,8 @@ def array_ufunc(op) -> tuple:
 def _fill_plan(op, plans, key, args, accept):
     """The cached plan for one dtype combination, or False when it must take the general path.
     A pointwise plan is (result dtype, its NumPy dtype, ufunc to call instead of the kernel or None,
-    per-operand casts or None)."""
+    per-operand casts or None, the ufunc's name when operands of different sizes may take
+    ``_broadcast`` or None, the ufunc's constants)."""
     if accept is not None and not accept(_kinds(args)):
         plan = False
     elif op.promotion == "none":
@@ -354,8 +355,12 @@ def _fill_plan(op, plans, key, args, accept):
             if uf is not None and not (idx is None and cnp in _UFUNC_DTYPES and all(
                     isinstance(a, TensorBase) or type(a) in _UFUNC_SCALARS for a in args)):
                 uf = None
-            plan = (out_dt, out_dt.np, uf, tuple(casts) if any(c is not None for c in casts) else None,
-                    *(np.array(c, dtype=cnp) for c in consts))
+            casts = tuple(casts) if any(c is not None for c in casts) else None
+            # two tensors in the compute dtype under an IEEE ufunc: shapes that broadcast as rows
+            # or cols may take a Numba loop instead (_broadcast); the ufunc's name says which
+            bk = uf.__name__ if uf is not None and casts is None and not consts and len(args) == 2 \
+                and all(isinstance(a, TensorBase) for a in args) and uf.__name__ in _BROADCAST_UFUNCS else None
+            plan = (out_dt, out_dt.np, uf, casts, bk, *(np.array(c, dtype=cnp) for c in consts))
     plans[key] = plan
     return plan
 
@@ -368,6 +373,43 @@ def _finish(op, args, params, res, out_dt, grad):
     return out
 
 
+_BROADCAST_UFUNCS = tuple(u.__name__ for u in (np.add, np.subtract, np.multiply, np.divide))  # its EXACT
+_BROADCAST_MIN = 256  # smaller results keep NumPy's broadcasting (and never import Numba)
+_LOOPS: dict = {}  # ufunc name -> compiled loop (None: Numba missing or failed)
+_NO_LOOP: set = set()  # (shape, shape) pairs a loop refused: NumPy broadcasts them
+
+
+def _broadcast(name, a, b, za, zb, npdt):
+    """``np.<name>(a, b)`` for arrays of sizes ``za != zb`` in one float dtype by a Numba loop (see
+    ``_primitives/_broadcast_loops.py``), or None when they do not broadcast that way, the result is
+    small, or an operand is not C-contiguous: then the ufunc runs."""
+    if (za if za > zb else zb) < _BROADCAST_MIN or (_NO_LOOP and (a.shape, b.shape) in _NO_LOOP):
+        return None
+    loop = _LOOPS.get(name, _MISSING)
+    if loop is _MISSING:
+        try:
+            from ._primitives._broadcast_loops import loop_for  # noqa: PLC0415 (Numba: heavy, lazy)
+            loop = loop_for(name)
+        except ImportError:
+            loop = None
+        _LOOPS[name] = loop
+    if loop is None:
+        return None
+    out = _empty(a.shape if za > zb else b.shape, npdt)
+    try:
+        if loop(a, b, out):
+            return out
+    except Exception:  # noqa: BLE001 (a loop Numba cannot build: NumPy's broadcasting from now on)
+        _LOOPS[name] = None
+        return None
+    if len(_NO_LOOP) > 4096:  # shapes seen once (a sweep) must not accumulate
+        _NO_LOOP.clear()
+    _NO_LOOP.add((a.shape, b.shape))
+    return None
+
+
+_MISSING = object()
+_empty = np.empty
 _WRAP = ("        t = _new(Tensor)\n        t._data = res\n        t._dtype = {dt}\n"
          "        t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None\n"
          "        t._output_nr = 0\n        t._requires_grad = False\n")
@@ -446,7 +488,7 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
                  f"        if not plan:\n            {fall}\n")
     if pointwise:
         consts = [f"u{j}" for j in range(len(array_ufunc(op)[1]))]
-        lines.append(f"        out_dt, onp, uf, casts{''.join(', ' + c for c in consts)} = plan\n"
+        lines.append(f"        out_dt, onp, uf, casts, bk{''.join(', ' + c for c in consts)} = plan\n"
                      "        if casts is not None:\n")
         for i in range(n):
             lines.append(f"            if casts[{i}] is not None:\n                d{i} = d{i}.astype(casts[{i}])\n")
@@ -459,10 +501,14 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
         def scalar(i):
             return (f"if type(res) is not _ndarray:\n{i}    if not isinstance(res, _generic):\n"
                     f"{i}        {finish}\n{i}    res = _asarray(res)\n")
+        # operands of different sizes (two tensors): a Numba loop when they broadcast as rows/cols
+        bcast = "(bk is None or (z0 := d0.size) == (z1 := d1.size) or (res := _broadcast(bk, d0, d1, z0, z1, onp)) is None)" \
+            if n == 2 else "True"
         lines.append(f"        if uf is not None and not m{' and not params' if pvar == 'params' else ''}:\n"
-                     f"            try:\n                res = uf({', '.join([ds] + consts)})\n"
-                     f"            except Exception:\n                {fall}\n"
-                     f"            " + scalar("            ") +
+                     f"            if {bcast}:\n"
+                     f"                try:\n                    res = uf({', '.join([ds] + consts)})\n"
+                     f"                except Exception:\n                    {fall}\n"
+                     f"                " + scalar("                ") +
                      f"        else:\n"
                      f"            try:\n                res = {kcall}\n"
                      f"            except Exception:\n                {fall}\n"
