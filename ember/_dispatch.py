@@ -374,16 +374,16 @@ def _finish(op, args, params, res, out_dt, grad):
 
 
 _BROADCAST_UFUNCS = tuple(u.__name__ for u in (np.add, np.subtract, np.multiply, np.divide))  # its EXACT
-_BROADCAST_MIN = 256  # smaller results keep NumPy's broadcasting (and never import Numba)
+_BROADCAST_MIN = 256  # a smaller first operand keeps NumPy's broadcasting (and never imports Numba)
 _LOOPS: dict = {}  # ufunc name -> compiled loop (None: Numba missing or failed)
 _NO_LOOP: set = set()  # (shape, shape) pairs a loop refused: NumPy broadcasts them
 
 
 def _broadcast(name, a, b, za, zb, npdt):
-    """``np.<name>(a, b)`` for arrays of sizes ``za != zb`` in one float dtype by a Numba loop (see
-    ``_primitives/_broadcast_loops.py``), or None when they do not broadcast that way, the result is
-    small, or an operand is not C-contiguous: then the ufunc runs."""
-    if (za if za > zb else zb) < _BROADCAST_MIN or (_NO_LOOP and (a.shape, b.shape) in _NO_LOOP):
+    """``np.<name>(a, b)`` for arrays of sizes ``za != zb`` (``za >= _BROADCAST_MIN``) in one float
+    dtype by a Numba loop (see ``_primitives/_broadcast_loops.py``), or None when they do not
+    broadcast that way or an operand is not C-contiguous: then the ufunc runs."""
+    if _NO_LOOP and (a.shape, b.shape) in _NO_LOOP:
         return None
     loop = _LOOPS.get(name, _MISSING)
     if loop is _MISSING:
@@ -482,8 +482,8 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
     else:
         full = ", ".join(f"k{i}, {zs[i]}" if pointwise else f"k{i}" for i in range(n))
         lines.append(f"        key = ({full})\n")
-    lines.append(f"        plan = _plans.get(key)\n"
-                 f"        if plan is None:\n"
+    lines.append(f"        try:\n            plan = _plans[key]\n"
+                 f"        except KeyError:\n"
                  f"            plan = _fill_plan(op, _plans, key, {argtuple}, accept)\n"
                  f"        if not plan:\n            {fall}\n")
     if pointwise:
@@ -502,7 +502,9 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
             return (f"if type(res) is not _ndarray:\n{i}    if not isinstance(res, _generic):\n"
                     f"{i}        {finish}\n{i}    res = _asarray(res)\n")
         # operands of different sizes (two tensors): a Numba loop when they broadcast as rows/cols
-        bcast = "(bk is None or (z0 := d0.size) == (z1 := d1.size) or (res := _broadcast(bk, d0, d1, z0, z1, onp)) is None)" \
+        # (only the first operand's size is checked up front: one attribute read on the common path)
+        bcast = (f"(bk is None or (z0 := d0.size) < {_BROADCAST_MIN} or (z1 := d1.size) == z0 "
+                 "or (res := _broadcast(bk, d0, d1, z0, z1, onp)) is None)") \
             if n == 2 else "True"
         lines.append(f"        if uf is not None and not m{' and not params' if pvar == 'params' else ''}:\n"
                      f"            if {bcast}:\n"
