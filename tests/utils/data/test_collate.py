@@ -102,7 +102,7 @@ def test_collate_keeps_autograd_for_tensors_requiring_grad():
     assert a.grad.tolist() == [3.0, 3.0]
 
 
-# ---- collating while fetching (DataLoader with default_collate): the batches torch's DataLoader gives
+# ---- the DataLoader's batches (samples fetched one by one, then default_collate) are torch's
 class _Samples:
     """A map-style dataset whose ``__getitem__`` is ``make(T, i, self)``."""
 
@@ -174,18 +174,3 @@ def test_dataloader_batches_match_torch(name):
         ours, theirs = ([[x.detach(), y] for x, y in bs] for bs in (ours, theirs))
     for a, b in zip(ours, theirs, strict=True):
         _same(a, b)
-
-
-def test_fetched_samples_are_released_before_the_next_fetch():
-    # each plain sample is copied into the batch as it arrives: its memory is free for the next one
-    import weakref
-    alive = []
-
-    def make(T, i, ds):
-        alive.append(bool(ds.kept) and ds.kept[-1]() is not None)
-        x = T.ones(3, 4) * i
-        ds.kept.append(weakref.ref(x))
-        return x, i
-    (x, y), = list(ember.utils.data.DataLoader(_Samples(ember, make), batch_size=6))
-    assert alive == [False] * 6
-    assert x[:, 0, 0].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] and y.tolist() == list(range(6))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import re
-import sys
 from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 from operator import attrgetter
 from typing import Callable
@@ -23,7 +22,7 @@ from ...._creation import as_tensor, tensor
 from ...._dispatch import wrap
 from ...._tensor import Tensor
 from ...._tensor_methods.shape_copy import stack
-from . import fetch, shared_memory
+from . import shared_memory
 from .worker import get_worker_info
 
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map",
@@ -128,15 +127,6 @@ def collate(batch, *, collate_fn_map: dict | None = None):
 _data_of, _grad_of = attrgetter("_data"), attrgetter("_requires_grad")
 
 
-def _batch_array(n: int, first) -> np.ndarray:
-    """An uninitialised ``(n, *first.shape)`` array of ``first``'s dtype for a batch: in shared
-    memory inside a worker when big enough (the main process maps it without a copy)."""
-    full_shape = (n,) + first.shape
-    if first.nbytes * n >= shared_memory.SHARE_THRESHOLD and get_worker_info() is not None:
-        return shared_memory.empty_shared(full_shape, first.dtype)
-    return np.empty(full_shape, first.dtype)
-
-
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     # plain cpu tensors of one shape and dtype outside autograd: one copy per sample into the batch
     # (inside a worker straight into shared memory, so the batch reaches the main process without
@@ -150,7 +140,11 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
         except TypeError:  # a meta tensor (no data) or a 0-d one among them
             same_len = False
         if same_len:
-            dest = _batch_array(len(batch), first)
+            full_shape = (len(batch),) + first.shape
+            if first.nbytes * len(batch) >= shared_memory.SHARE_THRESHOLD and get_worker_info() is not None:
+                dest = shared_memory.empty_shared(full_shape, first.dtype)
+            else:
+                dest = np.empty(full_shape, first.dtype)
             try:
                 np.concatenate(arrays, out=dest.reshape((-1,) + first.shape[1:]), casting="no")
                 return wrap(dest, batch[0]._dtype)
@@ -206,127 +200,3 @@ def default_collate(batch):
             [3, 4]])
     """
     return collate(batch, collate_fn_map=default_collate_fn_map)
-
-
-# ---------------------------------------------------------------------------- collating while fetching
-_DEFAULT_MAP = dict(default_collate_fn_map)
-_refs = sys.getrefcount
-
-
-def _counts():
-    # what sys.getrefcount reports for a fresh sample's array, tensor and tuple held by the locals
-    # ``s``, ``x``, ``d`` of fetch_collated's loop (measured: the interpreter's counting may differ)
-    s = (wrap(np.empty(1), D.float64), 0)
-    x = s[0]
-    d = x._data
-    counts = _refs(d), _refs(x), _refs(s)
-    s = x  # a bare tensor sample
-    return counts + (_refs(x),)
-
-
-_REFS_ARRAY, _REFS_TENSOR, _REFS_TUPLE, _REFS_SINGLE = _counts()
-
-
-class _Mismatch(Exception):
-    """A sample that the incremental batch cannot take: default_collate gets the whole list."""
-
-
-def fetch_collated(dataset, indices: list):
-    """``default_collate([dataset[i] for i in indices])``, copying each sample's tensors into the
-    batch as the sample arrives (while it is still in cache; its memory is then free for the next
-    sample). Samples that are a plain tensor or a tuple whose tensor fields are plain cpu tensors
-    (no grad, one shape and dtype per field) take this path; any other sample hands the whole list
-    (rebuilt) to ``default_collate``, so results and exceptions are default_collate's.
-
-    A tensor is copied early only when nothing else can still write to it: its array owns its memory
-    and only the sample refers to the array, the tensor and the tuple (reference counts); otherwise
-    it is copied after the last sample is fetched, as default_collate would copy it.
-
-    >>> import ember
-    >>> ds = [(ember.full((2,), float(i)), i) for i in range(3)]
-    >>> fetch_collated(ds, [2, 0])
-    [tensor([[2., 2.],
-            [0., 0.]]), tensor([2, 0])]
-    """
-    n = len(indices)
-    if not n or default_collate_fn_map != _DEFAULT_MAP:
-        return default_collate([dataset[i] for i in indices])
-    first = dataset[indices[0]]
-    single = type(first) is Tensor
-    if not single and type(first) is not tuple:
-        return default_collate([first] + [dataset[i] for i in indices[1:]])
-    leaves = (first,) if single else first
-    width = len(leaves)
-    # per field: [column index, batch array, shape, ember dtype] for plain tensors (>= 1-d), or a
-    # list of the values (collated at the end, as default_collate collates that column)
-    fields, values = [], {}
-    for c, x in enumerate(leaves):
-        d = x._data if type(x) is Tensor and not x._requires_grad else None
-        if d is not None and d.ndim:
-            fields.append((c, _batch_array(n, d), d.shape, x._dtype))
-        else:
-            values[c] = []
-    if not fields:
-        return default_collate([first] + [dataset[i] for i in indices[1:]])
-    pending = []  # (row, field, tensor) copied at the end
-    refs_tensor = _REFS_SINGLE if single else _REFS_TENSOR
-    s = first
-    del first, leaves, x, d
-    i = 0
-    try:
-        while True:
-            for c, dest, shape, dt in fields:
-                x = s if single else s[c]
-                if type(x) is not Tensor or x._requires_grad or x._dtype is not dt:
-                    raise _Mismatch
-                d = x._data
-                if d is None or d.shape != shape:
-                    raise _Mismatch
-                # more references than a fresh sample has (_counts) mean that someone else holds
-                # the array, the tensor or the tuple and may still write to it before collation
-                if d.base is None and _refs(d) == _REFS_ARRAY and _refs(x) == refs_tensor \
-                        and (single or _refs(s) == _REFS_TUPLE):
-                    dest[i] = d
-                else:
-                    pending.append((i, c, x))
-            for c, column in values.items():
-                column.append(s[c])
-            i += 1
-            if i == n:
-                break
-            s = x = d = None  # the sample's memory is free for the next one
-            s = dataset[indices[i]]
-            if not single and (type(s) is not tuple or len(s) != width):
-                raise _Mismatch
-    except _Mismatch:  # this sample (and the rest) as they are, the earlier ones rebuilt
-        samples = _rebuilt(fields, values, pending, single, width, i)
-        samples.append(s)
-        samples.extend(dataset[k] for k in indices[i + 1:])
-        return default_collate(samples)
-    for row, c, x in pending:
-        dest = next(f[1] for f in fields if f[0] == c)
-        dest[row] = x._data
-    out = {c: wrap(dest, dt) for c, dest, _, dt in fields}
-    if single:
-        return out[0]
-    for c, column in values.items():
-        out[c] = collate(tuple(column), collate_fn_map=default_collate_fn_map)  # zip(*batch)'s columns
-    return [out[c] for c in range(width)]
-
-
-def _rebuilt(fields, values, pending, single, width, count) -> list:
-    """The first ``count`` samples again, their early-copied tensors as rows of the batch arrays."""
-    kept = {(row, c): x for row, c, x in pending}
-    samples = []
-    for row in range(count):
-        leaves = [None] * width
-        for c, dest, _, dt in fields:
-            x = kept.get((row, c))
-            leaves[c] = x if x is not None else wrap(dest[row], dt)
-        for c, column in values.items():
-            leaves[c] = column[row]
-        samples.append(leaves[0] if single else tuple(leaves))
-    return samples
-
-
-fetch.COLLATE_WHILE_FETCHING[:] = default_collate, fetch_collated

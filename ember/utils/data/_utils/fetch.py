@@ -3,10 +3,6 @@ from __future__ import annotations
 
 __all__ = ["_IterableDatasetFetcher", "_MapDatasetFetcher"]
 
-# (default_collate, its form that collates while fetching): set by ``collate``, which imports (through
-# ``worker``) this module
-COLLATE_WHILE_FETCHING: list = [None, None]
-
 
 class _BaseDatasetFetcher:
     def __init__(self, dataset, auto_collation, collate_fn, drop_last):
@@ -48,8 +44,6 @@ class _MapDatasetFetcher(_BaseDatasetFetcher):
         if self.auto_collation:
             if hasattr(self.dataset, "__getitems__") and self.dataset.__getitems__:
                 data = self.dataset.__getitems__(possibly_batched_index)
-            elif self.collate_fn is COLLATE_WHILE_FETCHING[0] and type(possibly_batched_index) is list:
-                return COLLATE_WHILE_FETCHING[1](self.dataset, possibly_batched_index)
             else:
                 data = [self.dataset[idx] for idx in possibly_batched_index]
         else:
