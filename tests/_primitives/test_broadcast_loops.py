@@ -1,0 +1,68 @@
+"""Binary add/sub/mul/div on float tensors of different sizes: the Numba loops dispatch's fast path
+runs for operands that broadcast as (1s, some dims, 1s) give NumPy's bits and torch's values, in
+both operand orders, with NaN/inf/zero division; other shapes and layouts keep NumPy's ufunc."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import _dispatch as Dp
+
+# (first operand's shape, second's): channel means, a bias, a scalar-like, batch-channel, both orders
+LOOP_SHAPES = [((3, 32, 32), (3, 1, 1)), ((3, 32, 32), (32, 1)), ((64, 20), (20,)), ((4, 300), ()),
+               ((4, 300), (1, 1)), ((4, 3, 8, 8), (1, 3, 1, 1)), ((2, 3, 100), (3, 1)), ((256,), (4, 256))]
+NUMPY_SHAPES = [((5, 1), (1, 300)), ((2, 3, 100), (2, 1, 100)), ((3, 1, 1), (3, 32, 32))]
+OPS = ["+", "-", "*", "/"]
+
+
+def _operands(sa, sb, dtype):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(sa).astype(dtype), rng.standard_normal(sb).astype(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40], dtype)
+    for x in (a, b):
+        x.reshape(-1)[:len(specials)] = specials[:x.size]
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_broadcast_ops_match_numpy_bits_and_torch(dtype):
+    for sa, sb in LOOP_SHAPES + NUMPY_SHAPES:
+        a, b = _operands(sa, sb, dtype)
+        for op in OPS:
+            with np.errstate(all="ignore"):
+                want = eval(f"a {op} b")  # noqa: S307 - fixed expressions
+                got = eval(f"x {op} y", {"x": ember.from_numpy(a), "y": ember.from_numpy(b)})  # noqa: S307
+            ref = eval(f"x {op} y", {"x": torch.from_numpy(a), "y": torch.from_numpy(b)})  # noqa: S307
+            label = f"{sa} {op} {sb} {dtype}"
+            assert str(got.dtype) == str(ref.dtype) and tuple(got.shape) == want.shape, label
+            np.testing.assert_array_equal(got.numpy().view(np.uint8), want.view(np.uint8), label)
+            np.testing.assert_array_equal(got.numpy(), ref.numpy(), label)
+    assert {"add", "subtract", "multiply", "divide"} <= {k for k, v in Dp._LOOPS.items() if v is not None}
+    assert ((2, 3, 100), (2, 1, 100)) in Dp._NO_LOOP  # refused by the loop: NumPy broadcast it
+
+
+def test_broadcast_loop_skips_non_contiguous_operands_and_keeps_autograd():
+    base = np.arange(2 * 3 * 64, dtype=np.float32).reshape(2, 3, 64)
+    for lib in (ember, torch):
+        x = lib.from_numpy(base.copy())[:, :, ::2]  # strided: NumPy's ufunc
+        m = lib.tensor([1.0, 2.0, 3.0]).reshape(3, 1)
+        assert (x - m)[1, 2, :3].tolist() == [317.0, 319.0, 321.0]
+    e_x, t_x = (lib.from_numpy(base.copy()).requires_grad_() for lib in (ember, torch))
+    e_m, t_m = (lib.tensor([1.0, 2.0, 4.0]).reshape(3, 1).requires_grad_() for lib in (ember, torch))
+    for x, m in ((e_x, e_m), (t_x, t_m)):
+        ((x - m) / m * x).sum().backward()
+    np.testing.assert_allclose(e_m.grad.numpy(), t_m.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(e_x.grad.numpy(), t_x.grad.numpy(), rtol=1e-6)
+
+
+def test_integer_and_mixed_dtype_broadcasts_keep_numpy():
+    a, b = np.arange(600).reshape(2, 300), np.array([[3], [0]])
+    for lhs, rhs in ((a, b), (a.astype(np.float32), b.astype(np.float64))):
+        for op in OPS:
+            with np.errstate(all="ignore"):
+                got = eval(f"x {op} y", {"x": ember.from_numpy(lhs), "y": ember.from_numpy(rhs)})  # noqa: S307
+            ref = eval(f"x {op} y", {"x": torch.from_numpy(lhs), "y": torch.from_numpy(rhs)})  # noqa: S307
+            assert str(got.dtype) == str(ref.dtype)
+            np.testing.assert_array_equal(got.numpy(), ref.numpy())
