@@ -356,8 +356,8 @@ def _fill_plan(op, plans, key, args, accept):
                     isinstance(a, TensorBase) or type(a) in _UFUNC_SCALARS for a in args)):
                 uf = None
             casts = tuple(casts) if any(c is not None for c in casts) else None
-            # two tensors in the compute dtype under an IEEE ufunc: shapes that broadcast as rows
-            # or cols may take a Numba loop instead (_broadcast); the ufunc's name says which
+            # two tensors in the compute dtype under an IEEE ufunc: different sizes may take a Numba
+            # loop instead (_broadcast); the ufunc's name says which
             bk = uf.__name__ if uf is not None and casts is None and not consts and len(args) == 2 \
                 and all(isinstance(a, TensorBase) for a in args) and uf.__name__ in _BROADCAST_UFUNCS else None
             plan = (out_dt, out_dt.np, uf, casts, bk, *(np.array(c, dtype=cnp) for c in consts))
@@ -501,7 +501,7 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
         def scalar(i):
             return (f"if type(res) is not _ndarray:\n{i}    if not isinstance(res, _generic):\n"
                     f"{i}        {finish}\n{i}    res = _asarray(res)\n")
-        # operands of different sizes (two tensors): a Numba loop when they broadcast as rows/cols
+        # operands of different sizes (two tensors): a Numba loop when one is (1s, dims, 1s)
         # (only the first operand's size is checked up front: one attribute read on the common path)
         bcast = (f"(bk is None or (z0 := d0.size) < {_BROADCAST_MIN} or (z1 := d1.size) == z0 "
                  "or (res := _broadcast(bk, d0, d1, z0, z1, onp)) is None)") \

@@ -143,10 +143,13 @@ def flip(a, *, dims):
         return a.copy()
     last = a.ndim - 1
     if last in dims and a.size >= _ROWS_MIN and a.flags.c_contiguous:
-        rows = _row_view(a)
-        if rows is not None:
+        loop = _REVERSE_ROWS[0]
+        if loop is None:
+            loop = _compile_reverse_rows()
+        rows = a if a.dtype in _ROW_DTYPES else _as_unsigned(a)
+        if loop and rows is not None:
             out = _empty(a.shape, a.dtype)
-            _REVERSE_ROWS[0](rows, out if rows is a else out.view(rows.dtype))
+            loop(rows, out if rows is a else out.view(rows.dtype))
             if len(dims) == 1:
                 return out
             a, dims = out, [d for d in dims if d != last]
@@ -167,18 +170,18 @@ _AS_UNSIGNED = {k: np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
 _REVERSE_ROWS: list = [None]  # the compiled loop, or False without Numba
 
 
-def _row_view(a):
-    """``a`` itself or as unsigned integers of its width, for the compiled loop; None: no loop."""
-    if _REVERSE_ROWS[0] is None:
-        try:
-            from numba import njit  # noqa: PLC0415 (heavy and optional: only large flips use it)
-            _REVERSE_ROWS[0] = njit(cache=True, nogil=True)(_reverse_rows)
-        except ImportError:
-            _REVERSE_ROWS[0] = False
-    if not _REVERSE_ROWS[0]:
-        return None
-    if a.dtype in _ROW_DTYPES:
-        return a
+def _compile_reverse_rows():
+    """The compiled ``_reverse_rows`` (on first use), or False without Numba."""
+    try:
+        from numba import njit  # noqa: PLC0415 (heavy and optional: only large flips use it)
+        _REVERSE_ROWS[0] = njit(cache=True, nogil=True)(_reverse_rows)
+    except ImportError:
+        _REVERSE_ROWS[0] = False
+    return _REVERSE_ROWS[0]
+
+
+def _as_unsigned(a):
+    """``a`` seen as unsigned integers of its width (None for widths without one: complex128)."""
     u = _AS_UNSIGNED.get(a.dtype.itemsize)
     return a.view(u) if u is not None else None
 
