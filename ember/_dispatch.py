@@ -376,6 +376,8 @@ def _finish(op, args, params, res, out_dt, grad):
 _BROADCAST_UFUNCS = tuple(u.__name__ for u in (np.add, np.subtract, np.multiply, np.divide))  # its EXACT
 _BROADCAST_MIN = 256  # a smaller first operand keeps NumPy's broadcasting (and never imports Numba)
 _LOOPS: dict = {}  # ufunc name -> compiled loop (None: Numba missing or failed)
+BROADCAST_WARMUP = 1000  # calls of a ufunc's broadcast before its loop is loaded (tests set 0)
+_BROADCAST_CALLS: dict = {}
 _NO_LOOP: set = set()  # (shape, shape) pairs a loop refused: NumPy broadcasts them
 
 
@@ -387,6 +389,10 @@ def _broadcast(name, a, b, za, zb, npdt):
         return None
     loop = _LOOPS.get(name, _MISSING)
     if loop is _MISSING:
+        # Numba's first load costs ~1 s in a fresh process: only code that broadcasts often pays it
+        seen = _BROADCAST_CALLS[name] = _BROADCAST_CALLS.get(name, 0) + 1
+        if seen < BROADCAST_WARMUP:
+            return None
         try:
             from ._primitives._broadcast_loops import loop_for  # noqa: PLC0415 (Numba: heavy, lazy)
             loop = loop_for(name)

@@ -145,7 +145,7 @@ def flip(a, *, dims):
     if last in dims and a.size >= _ROWS_MIN and a.flags.c_contiguous:
         loop = _REVERSE_ROWS[0]
         if loop is None:
-            loop = _compile_reverse_rows()
+            loop = _compile_reverse_rows()  # None during the warm-up
         rows = a if a.dtype in _ROW_DTYPES else _as_unsigned(a)
         if loop and rows is not None:
             out = _empty(a.shape, a.dtype)
@@ -168,10 +168,17 @@ _ROW_DTYPES = {np.dtype(t): None for t in (np.float32, np.float64)}
 _ROW_DTYPES.update({np.dtype(f"u{k}"): None for k in (1, 2, 4, 8)})
 _AS_UNSIGNED = {k: np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
 _REVERSE_ROWS: list = [None]  # the compiled loop, or False without Numba
+REVERSE_ROWS_WARMUP = 1000  # large last-dim flips before the loop is loaded (tests set 0)
+_REVERSE_ROWS_CALLS = [0]
 
 
 def _compile_reverse_rows():
-    """The compiled ``_reverse_rows`` (on first use), or False without Numba."""
+    """The compiled ``_reverse_rows``, False without Numba, or None for the first
+    ``REVERSE_ROWS_WARMUP`` calls (Numba's first load costs ~1 s in a fresh process: only code that
+    flips often pays it)."""
+    _REVERSE_ROWS_CALLS[0] += 1
+    if _REVERSE_ROWS_CALLS[0] < REVERSE_ROWS_WARMUP:
+        return None
     try:
         from numba import njit  # noqa: PLC0415 (heavy and optional: only large flips use it)
         _REVERSE_ROWS[0] = njit(cache=True, nogil=True)(_reverse_rows)

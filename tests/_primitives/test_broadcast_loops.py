@@ -17,6 +17,11 @@ NUMPY_SHAPES = [((5, 1), (1, 300)), ((2, 3, 100), (2, 1, 100)), ((3, 1, 1), (3, 
 OPS = ["+", "-", "*", "/"]
 
 
+@pytest.fixture(autouse=True)
+def _loops_from_the_first_call(monkeypatch):
+    monkeypatch.setattr(Dp, "BROADCAST_WARMUP", 0)
+
+
 def _operands(sa, sb, dtype):
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal(sa).astype(dtype), rng.standard_normal(sb).astype(dtype)
@@ -66,3 +71,14 @@ def test_integer_and_mixed_dtype_broadcasts_keep_numpy():
             ref = eval(f"x {op} y", {"x": torch.from_numpy(lhs), "y": torch.from_numpy(rhs)})  # noqa: S307
             assert str(got.dtype) == str(ref.dtype)
             np.testing.assert_array_equal(got.numpy(), ref.numpy())
+
+
+def test_loops_load_only_after_the_warmup(monkeypatch):
+    monkeypatch.setattr(Dp, "BROADCAST_WARMUP", 3)
+    monkeypatch.setattr(Dp, "_LOOPS", {})
+    monkeypatch.setattr(Dp, "_BROADCAST_CALLS", {})
+    x, m = ember.ones(3, 16, 16), ember.tensor([1.0, 2.0, 3.0]).reshape(3, 1, 1)
+    for i in range(3):
+        assert (x - m)[2, 0, 0].item() == -2.0
+        assert ("subtract" in Dp._LOOPS) == (i == 2)  # NumPy broadcasts until the third call
+    assert Dp._LOOPS["subtract"] is not None

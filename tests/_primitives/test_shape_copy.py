@@ -38,6 +38,12 @@ def test_copy_bumps_version_and_raises_torch_errors():
 
 
 # ---- flip: the compiled row reversal (last dim, >= 256 elements) and the reversed-view copy, vs torch
+@pytest.fixture
+def rows_loop_now(monkeypatch):
+    from ember._primitives import shape_copy as SC
+    monkeypatch.setattr(SC, "REVERSE_ROWS_WARMUP", 0)
+
+
 _FLIP_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
                 "float64", "complex64", "complex128"]
 
@@ -55,7 +61,7 @@ def _flip_input(lib, dtype, shape, layout):
 
 
 @pytest.mark.parametrize("dtype", _FLIP_DTYPES)
-def test_flip_matches_torch_on_every_dtype(dtype):
+def test_flip_matches_torch_on_every_dtype(dtype, rows_loop_now):
     for shape in ((2, 3, 64), (3, 32, 32), (1, 1, 3)):  # compiled loop, compiled loop, small
         for layout in ("contiguous", "strided"):
             for dims in ((-1,), (2,), (0, -1), (-3, 1, 2), (1,), (0,)):
@@ -70,7 +76,7 @@ def test_flip_matches_torch_on_every_dtype(dtype):
                                                   fe.numpy().view(np.uint8), label)
 
 
-def test_flip_method_errors_grad_and_views_match_torch():
+def test_flip_method_errors_grad_and_views_match_torch(rows_loop_now):
     for lib in (ember, torch):
         x = lib.arange(300.0).reshape(3, 100).requires_grad_()
         y = x.flip(-1)
