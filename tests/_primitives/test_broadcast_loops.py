@@ -10,10 +10,13 @@ import torch
 import ember
 from ember import _dispatch as Dp
 
-# (first operand's shape, second's): channel means, a bias, a scalar-like, batch-channel, both orders
-LOOP_SHAPES = [((3, 32, 32), (3, 1, 1)), ((3, 32, 32), (32, 1)), ((64, 20), (20,)), ((4, 300), ()),
-               ((4, 300), (1, 1)), ((4, 3, 8, 8), (1, 3, 1, 1)), ((2, 3, 100), (3, 1)), ((256,), (4, 256))]
-NUMPY_SHAPES = [((5, 1), (1, 300)), ((2, 3, 100), (2, 1, 100)), ((3, 1, 1), (3, 32, 32))]
+# (first operand's shape, second's), all of rank 3 (each pair of ranks compiles its own loop: a cold
+# cache compiles few): a channel mean, batch x channel, a trailing bias, one value for all, the small
+# operand first (as a block value and as a row); then a bias of lower rank
+LOOP_SHAPES = [((3, 32, 32), (3, 1, 1)), ((4, 3, 64), (1, 3, 1)), ((4, 8, 64), (1, 1, 64)),
+               ((3, 32, 32), (1, 1, 1)), ((1, 300, 1), (2, 300, 4)), ((1, 1, 300), (4, 8, 300))]
+LOWER_RANK = ((64, 20), (20,))
+NUMPY_SHAPES = [((5, 1, 1), (1, 1, 300)), ((2, 3, 100), (2, 1, 100)), ((3, 1, 1), (3, 32, 32))]
 OPS = ["+", "-", "*", "/"]
 
 
@@ -31,19 +34,22 @@ def _operands(sa, sb, dtype):
     return a, b
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_broadcast_ops_match_numpy_bits_and_torch(dtype):
-    for sa, sb in LOOP_SHAPES + NUMPY_SHAPES:
+# every op on every pattern in float32; float64 and a lower-rank operand on a few
+CASES = [(op, shapes, "float32") for op in OPS for shapes in LOOP_SHAPES + NUMPY_SHAPES] + \
+    [(op, LOOP_SHAPES[0], "float64") for op in "-/"] + [("+", LOWER_RANK, "float32")]
+
+
+def test_broadcast_ops_match_numpy_bits_and_torch():
+    for op, (sa, sb), dtype in CASES:
         a, b = _operands(sa, sb, dtype)
-        for op in OPS:
-            with np.errstate(all="ignore"):
-                want = eval(f"a {op} b")  # noqa: S307 - fixed expressions
-                got = eval(f"x {op} y", {"x": ember.from_numpy(a), "y": ember.from_numpy(b)})  # noqa: S307
-            ref = eval(f"x {op} y", {"x": torch.from_numpy(a), "y": torch.from_numpy(b)})  # noqa: S307
-            label = f"{sa} {op} {sb} {dtype}"
-            assert str(got.dtype) == str(ref.dtype) and tuple(got.shape) == want.shape, label
-            np.testing.assert_array_equal(got.numpy().view(np.uint8), want.view(np.uint8), label)
-            np.testing.assert_array_equal(got.numpy(), ref.numpy(), label)
+        with np.errstate(all="ignore"):
+            want = eval(f"a {op} b")  # noqa: S307 - fixed expressions
+            got = eval(f"x {op} y", {"x": ember.from_numpy(a), "y": ember.from_numpy(b)})  # noqa: S307
+        ref = eval(f"x {op} y", {"x": torch.from_numpy(a), "y": torch.from_numpy(b)})  # noqa: S307
+        label = f"{sa} {op} {sb} {dtype}"
+        assert str(got.dtype) == str(ref.dtype) and tuple(got.shape) == want.shape, label
+        np.testing.assert_array_equal(got.numpy().view(np.uint8), want.view(np.uint8), label)
+        np.testing.assert_array_equal(got.numpy(), ref.numpy(), label)
     assert {"add", "subtract", "multiply", "divide"} <= {k for k, v in Dp._LOOPS.items() if v is not None}
     assert ((2, 3, 100), (2, 1, 100)) in Dp._NO_LOOP  # refused by the loop: NumPy broadcast it
 
@@ -52,10 +58,10 @@ def test_broadcast_loop_skips_non_contiguous_operands_and_keeps_autograd():
     base = np.arange(2 * 3 * 64, dtype=np.float32).reshape(2, 3, 64)
     for lib in (ember, torch):
         x = lib.from_numpy(base.copy())[:, :, ::2]  # strided: NumPy's ufunc
-        m = lib.tensor([1.0, 2.0, 3.0]).reshape(3, 1)
+        m = lib.tensor([1.0, 2.0, 3.0]).reshape(1, 3, 1)
         assert (x - m)[1, 2, :3].tolist() == [317.0, 319.0, 321.0]
     e_x, t_x = (lib.from_numpy(base.copy()).requires_grad_() for lib in (ember, torch))
-    e_m, t_m = (lib.tensor([1.0, 2.0, 4.0]).reshape(3, 1).requires_grad_() for lib in (ember, torch))
+    e_m, t_m = (lib.tensor([1.0, 2.0, 4.0]).reshape(1, 3, 1).requires_grad_() for lib in (ember, torch))
     for x, m in ((e_x, e_m), (t_x, t_m)):
         ((x - m) / m * x).sum().backward()
     np.testing.assert_allclose(e_m.grad.numpy(), t_m.grad.numpy(), rtol=1e-6)
