@@ -77,6 +77,21 @@ def _direct(x, w_shape, stride, padding, dilation, c, weight_grad=False):
     return D
 
 
+LANES_MAX_OUT = 32  # stride-1 2-d convs with at most this many output channels (forward; the input
+LANES_MIN_CHANNELS = 5  # gradient's "output" is C) and more input channels than the direct loops take
+
+
+def _lanes(dtype, k, stride, c, o, out_size):
+    """The batch-in-lanes module when it takes this convolution: stride 1, 2-d, float, few output
+    channels (``c``/``o``/``out_size`` are the loop's: for the input gradient ``o`` is the conv's C
+    and ``out_size`` its input's ``(N, *S)``)."""
+    if (len(k) != 2 or any(s != 1 for s in stride) or dtype not in _FLOATS or o > LANES_MAX_OUT
+            or c < LANES_MIN_CHANNELS or k[0] * k[1] == 1 or prod(out_size) * o < NUMBA_MIN_OUTPUTS):
+        return None
+    from . import _conv_lanes as B  # Numba: imported on first use
+    return B
+
+
 def _zeros(shape, dtype):
     """``np.zeros`` through malloc + fill: large ``calloc`` blocks are fresh mmaps whose pages fault
     on every use (measured: ~2500 page faults, 6 ms of system time per LeNet step)."""
@@ -295,6 +310,10 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     if W is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
         if W.forward(x, w, b, padding, out=res) is not None:
             return res
+    B = _lanes(x.dtype, k, stride, c, o, (n,) + osz)
+    if B is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
+        if B.forward(x, w, b, padding, dilation, out=res) is not None:
+            return res
     D = _direct(x, w.shape, stride, padding, dilation, c)
     if D is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype) and (
             out is None or out.flags.c_contiguous):
@@ -375,6 +394,11 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
         gw = W.weight_grad(x, g, padding)
         if gw is not None:
             return gw
+    B = _lanes(x.dtype, k, stride, c, o, (n,) + osz)
+    if B is not None and g.dtype == x.dtype:
+        gw = B.weight_grad(x, g, weight_size, padding, dilation)
+        if gw is not None:
+            return gw
     D = _direct(x, weight_size, stride, padding, dilation, c, weight_grad=True)
     if D is not None and g.dtype == x.dtype:
         gw = D.weight_grad(x, g, weight_size, padding, dilation)
@@ -445,6 +469,11 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
         pad = tuple(2 - p for p in padding)
         if tuple(s + 2 * q - 2 for s, q in zip(insz, pad)) == size:
             if W.forward(x, wf, None, pad, out=res) is not None:
+                return res
+    B = _lanes(x.dtype, k, stride, cin, cout, (n,) + size)
+    if B is not None and w.dtype == x.dtype:
+        if tuple(s + 2 * p - d * (kk - 1) for s, p, d, kk in zip(size, padding, dilation, k)) == insz:
+            if B.transpose(x, w, padding, dilation, size, out=res) is not None:
                 return res
     ck = cout * prod(k)
     full = (slice(None),)
