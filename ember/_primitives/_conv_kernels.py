@@ -77,16 +77,20 @@ def _direct(x, w_shape, stride, padding, dilation, c, weight_grad=False):
     return D
 
 
-LANES_MAX_OUT = 32  # stride-1 2-d convs with at most this many output channels (forward; the input
-LANES_MIN_CHANNELS = 5  # gradient's "output" is C) and more input channels than the direct loops take
+LANES_MAX_OUT = 16  # batch-in-lanes loops: stride-1 2-d convs with at most this many output
+LANES_MIN_CHANNELS = 5  # channels, at least this many input channels (fewer: the direct loops),
+LANES_3X3_PLANE = 400  # 5-wide kernels, or 3-wide ones on planes of at most this many positions
 
 
-def _lanes(dtype, k, stride, c, o, out_size):
-    """The batch-in-lanes module when it takes this convolution: stride 1, 2-d, float, few output
-    channels (``c``/``o``/``out_size`` are the loop's: for the input gradient ``o`` is the conv's C
-    and ``out_size`` its input's ``(N, *S)``)."""
+def _lanes(dtype, k, stride, c, o, size, outputs):
+    """The batch-in-lanes module when it takes this convolution (measured faster than im2col: few
+    output channels, where im2col's columns cost as much as the GEMM). ``c``/``o``/``size`` are
+    the forward conv's input channels, output channels and input plane whichever of its three
+    products is computed; ``outputs`` counts the computed elements."""
     if (len(k) != 2 or any(s != 1 for s in stride) or dtype not in _FLOATS or o > LANES_MAX_OUT
-            or c < LANES_MIN_CHANNELS or k[0] * k[1] == 1 or prod(out_size) * o < NUMBA_MIN_OUTPUTS):
+            or c < LANES_MIN_CHANNELS or outputs < NUMBA_MIN_OUTPUTS):
+        return None
+    if k[1] != 5 and not (k[1] == 3 and prod(size) <= LANES_3X3_PLANE):
         return None
     from . import _conv_lanes as B  # Numba: imported on first use
     return B
@@ -310,7 +314,7 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     if W is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
         if W.forward(x, w, b, padding, out=res) is not None:
             return res
-    B = _lanes(x.dtype, k, stride, c, o, (n,) + osz)
+    B = _lanes(x.dtype, k, stride, c, o, x.shape[2:], n * o * L)
     if B is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
         if B.forward(x, w, b, padding, dilation, out=res) is not None:
             return res
@@ -394,7 +398,7 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
         gw = W.weight_grad(x, g, padding)
         if gw is not None:
             return gw
-    B = _lanes(x.dtype, k, stride, c, o, (n,) + osz)
+    B = _lanes(x.dtype, k, stride, c, o, x.shape[2:], n * o * L)
     if B is not None and g.dtype == x.dtype:
         gw = B.weight_grad(x, g, weight_size, padding, dilation)
         if gw is not None:
@@ -470,11 +474,9 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
         if tuple(s + 2 * q - 2 for s, q in zip(insz, pad)) == size:
             if W.forward(x, wf, None, pad, out=res) is not None:
                 return res
-    B = _lanes(x.dtype, k, stride, cin, cout, (n,) + size)
-    if B is not None and w.dtype == x.dtype:
-        if tuple(s + 2 * p - d * (kk - 1) for s, p, d, kk in zip(size, padding, dilation, k)) == insz:
-            if B.transpose(x, w, padding, dilation, size, out=res) is not None:
-                return res
+    B = _lanes(x.dtype, k, stride, cout, cin, size, n * cout * prod(size))
+    if B is not None and w.dtype == x.dtype and _out_size(size, k, stride, padding, dilation) == insz:
+        return B.transpose(x, w, padding, dilation, size, out=res)
     ck = cout * prod(k)
     full = (slice(None),)
     if _wide_ok(stride, size, k, padding, dilation, insz) and _finite(w):  # (see conv_weight)

@@ -12,12 +12,12 @@ a scalar remainder.
 
 - ``forward``: 4 output channels per pass, a 5- or 3-wide kernel row fused into one pass (each
   input value loaded feeds 4 * kw multiply-adds).
-- ``transpose`` (the input gradient): stride 1 makes it a correlation of the output gradient with the
-  flipped kernel, channels swapped, padding ``d * (k - 1) - p``: the same forward loop.
+- ``transpose`` (the input gradient): one GEMM per block for every tap's contribution, added back
+  row by row (col2im on the same layout; the column buffer is one block's, reused).
 - ``weight_grad``: per (output channel, input channel, kernel row) dot products over the rows.
 
-A non-finite weight (forward/input gradient) or output gradient (weight gradient with padding) makes
-the caller take im2col: a stored padding zero times inf is nan where torch multiplies nothing.
+A non-finite weight (forward) or output gradient (weight gradient with padding) makes the caller
+take im2col: a stored padding zero times inf is nan where torch multiplies nothing.
 
 Example:
     >>> import numpy as np
@@ -32,22 +32,26 @@ from numba import njit
 
 __all__ = ["forward", "transpose", "weight_grad", "BLOCK_BYTES"]
 
-BLOCK_BYTES = 1 << 20  # a block's batch-innermost input at most this (it stays in L2)
+BLOCK_BYTES = 1 << 20  # a block's batch-innermost input / output gradient at most this (L2)
+ACC_BYTES = 1 << 14  # the forward's 4 accumulator rows at most this (they stay in L1)
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
-def _forward(xt, w, b, ph, dh, dw, acc, n0, out):  # pragma: no cover - compiled
-    """``out[n0:n0+nb]`` from ``xt (C, H, Wp, V)`` and ``w (O4, C, kh, kw)`` (O4 a multiple of 4,
-    zero-padded), ``b`` (O,) or empty; ``acc (4, OW * V)`` scratch."""
+def _forward(xt, w, b, ph, dh, dw, acc, out):  # pragma: no cover - compiled
+    """``out (O, OH, OW * V)`` (batch-innermost) from ``xt (C, H, Wp, V)`` and ``w (O4, C, kh, kw)``
+    (O4 a multiple of 4, zero-padded), ``b`` (O,) or empty; ``acc (4, qc * V)`` scratch: output rows
+    go in chunks of ``qc`` columns (the accumulators stay in L1)."""
     c_, h, wp, v = xt.shape
     o4, kh, kw = w.shape[0], w.shape[2], w.shape[3]
-    o_, oh, ow = out.shape[1], out.shape[2], out.shape[3]
-    nb = min(v, out.shape[0] - n0)
-    span = ow * v
+    o_, oh, ow = out.shape[0], out.shape[1], out.shape[2] // v
+    qc = acc.shape[1] // v
     s1, s2, s3, s4 = dw * v, 2 * dw * v, 3 * dw * v, 4 * dw * v
     a0, a1, a2, a3 = acc[0], acc[1], acc[2], acc[3]
     for o in range(0, o4, 4):
-        for y in range(oh):
+        for yq in range(oh * (-(-ow // qc))):
+            y, q0 = yq // (-(-ow // qc)), yq % (-(-ow // qc)) * qc
+            nq = min(qc, ow - q0)
+            span = nq * v
             for i in range(4):
                 bias = b[o + i] if b.shape[0] > o + i else 0.0
                 ai = acc[i]
@@ -58,73 +62,71 @@ def _forward(xt, w, b, ph, dh, dw, acc, n0, out):  # pragma: no cover - compiled
                     iy = y - ph + a * dh
                     if iy < 0 or iy >= h:
                         continue
-                    r = xt[c, iy].reshape(-1)
+                    r = xt[c, iy].reshape(-1)[q0 * v:]
                     wa, wb, wc, wd = w[o, c, a], w[o + 1, c, a], w[o + 2, c, a], w[o + 3, c, a]
                     if kw == 5:
                         r1, r2, r3, r4 = r[s1:], r[s2:], r[s3:], r[s4:]
                         u0, u1, u2, u3, u4 = wa[0], wa[1], wa[2], wa[3], wa[4]
                         v0, v1, v2, v3, v4 = wb[0], wb[1], wb[2], wb[3], wb[4]
-                        q0, q1, q2, q3, q4 = wc[0], wc[1], wc[2], wc[3], wc[4]
+                        q0_, q1, q2, q3, q4 = wc[0], wc[1], wc[2], wc[3], wc[4]
                         t0, t1, t2, t3, t4 = wd[0], wd[1], wd[2], wd[3], wd[4]
                         for p in range(span):
                             x0, x1, x2, x3, x4 = r[p], r1[p], r2[p], r3[p], r4[p]
                             a0[p] = a0[p] + u0 * x0 + u1 * x1 + u2 * x2 + u3 * x3 + u4 * x4
                             a1[p] = a1[p] + v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3 + v4 * x4
-                            a2[p] = a2[p] + q0 * x0 + q1 * x1 + q2 * x2 + q3 * x3 + q4 * x4
+                            a2[p] = a2[p] + q0_ * x0 + q1 * x1 + q2 * x2 + q3 * x3 + q4 * x4
                             a3[p] = a3[p] + t0 * x0 + t1 * x1 + t2 * x2 + t3 * x3 + t4 * x4
                     elif kw == 3:
                         r1, r2 = r[s1:], r[s2:]
                         u0, u1, u2 = wa[0], wa[1], wa[2]
                         v0, v1, v2 = wb[0], wb[1], wb[2]
-                        q0, q1, q2 = wc[0], wc[1], wc[2]
+                        q0_, q1, q2 = wc[0], wc[1], wc[2]
                         t0, t1, t2 = wd[0], wd[1], wd[2]
                         for p in range(span):
                             x0, x1, x2 = r[p], r1[p], r2[p]
                             a0[p] = a0[p] + u0 * x0 + u1 * x1 + u2 * x2
                             a1[p] = a1[p] + v0 * x0 + v1 * x1 + v2 * x2
-                            a2[p] = a2[p] + q0 * x0 + q1 * x1 + q2 * x2
+                            a2[p] = a2[p] + q0_ * x0 + q1 * x1 + q2 * x2
                             a3[p] = a3[p] + t0 * x0 + t1 * x1 + t2 * x2
                     else:
                         for bb in range(kw):
                             rb = r[bb * s1:]
-                            u0, v0, q0, t0 = wa[bb], wb[bb], wc[bb], wd[bb]
+                            u0, v0, q0_, t0 = wa[bb], wb[bb], wc[bb], wd[bb]
                             for p in range(span):
                                 x0 = rb[p]
                                 a0[p] += u0 * x0
                                 a1[p] += v0 * x0
-                                a2[p] += q0 * x0
+                                a2[p] += q0_ * x0
                                 a3[p] += t0 * x0
-            for i in range(min(4, o_ - o)):  # lanes back to samples
+            for i in range(min(4, o_ - o)):
                 ai = acc[i]
-                for q in range(ow):
-                    src = ai[q * v:]
-                    for n in range(nb):
-                        out[n0 + n, o + i, y, q] = src[n]
+                dst = out[o + i, y, q0 * v:]
+                for p in range(span):
+                    dst[p] = ai[p]
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _weight(xt, gt, ph, dh, dw, zero, out):  # pragma: no cover - compiled
     """``out (O4, C, kh, kw)`` float64 += the weight gradient of one block: ``xt (C, H, Wp, V)``,
     ``gt (O4, OH, OW * V)`` (rows of channels beyond O and spare lanes zero); sums in ``zero``'s
-    type within a row, float64 across rows."""
+    type within an output row, float64 across rows (row by row: one row's data stays in cache)."""
     c_, h, wp, v = xt.shape
     o4, kh, kw = out.shape[0], out.shape[2], out.shape[3]
     oh, span = gt.shape[1], gt.shape[2]
     s1, s2, s3, s4 = dw * v, 2 * dw * v, 3 * dw * v, 4 * dw * v
-    for o in range(0, o4, 4):
+    for y in range(oh):
         for c in range(c_):
             for a in range(kh):
-                if kw == 5:  # 5 taps x 2 channels per pass: 10 sums from 7 loads
-                    for hh in range(0, 4, 2):
-                        oa, ob = out[o + hh, c, a], out[o + hh + 1, c, a]
-                        for y in range(oh):
-                            iy = y - ph + a * dh
-                            if iy < 0 or iy >= h:
-                                continue
-                            u0 = u1 = u2 = u3 = u4 = e0 = e1 = e2 = e3 = e4 = zero
-                            r = xt[c, iy].reshape(-1)
-                            r1, r2, r3, r4 = r[s1:], r[s2:], r[s3:], r[s4:]
+                iy = y - ph + a * dh
+                if iy < 0 or iy >= h:
+                    continue
+                r = xt[c, iy].reshape(-1)
+                for o in range(0, o4, 4):
+                    if kw == 5:  # 5 taps x 2 channels per pass: 10 sums from 7 loads
+                        r1, r2, r3, r4 = r[s1:], r[s2:], r[s3:], r[s4:]
+                        for hh in range(0, 4, 2):
                             ga, gb = gt[o + hh, y], gt[o + hh + 1, y]
+                            u0 = u1 = u2 = u3 = u4 = e0 = e1 = e2 = e3 = e4 = zero
                             for p in range(span):
                                 x0, x1, x2, x3, x4 = r[p], r1[p], r2[p], r3[p], r4[p]
                                 f, g = ga[p], gb[p]
@@ -138,6 +140,7 @@ def _weight(xt, gt, ph, dh, dw, zero, out):  # pragma: no cover - compiled
                                 e2 += g * x2
                                 e3 += g * x3
                                 e4 += g * x4
+                            oa, ob = out[o + hh, c, a], out[o + hh + 1, c, a]
                             oa[0] += u0
                             oa[1] += u1
                             oa[2] += u2
@@ -148,16 +151,10 @@ def _weight(xt, gt, ph, dh, dw, zero, out):  # pragma: no cover - compiled
                             ob[2] += e2
                             ob[3] += e3
                             ob[4] += e4
-                elif kw == 3:  # 3 taps x 4 channels: 12 sums from 7 loads
-                    oa, ob, oc, od = out[o, c, a], out[o + 1, c, a], out[o + 2, c, a], out[o + 3, c, a]
-                    for y in range(oh):
-                        iy = y - ph + a * dh
-                        if iy < 0 or iy >= h:
-                            continue
-                        u0 = u1 = u2 = e0 = e1 = e2 = f0 = f1 = f2 = t0 = t1 = t2 = zero
-                        r = xt[c, iy].reshape(-1)
+                    elif kw == 3:  # 3 taps x 4 channels: 12 sums from 7 loads
                         r1, r2 = r[s1:], r[s2:]
                         g0, g1, g2, g3 = gt[o, y], gt[o + 1, y], gt[o + 2, y], gt[o + 3, y]
+                        u0 = u1 = u2 = e0 = e1 = e2 = f0 = f1 = f2 = t0 = t1 = t2 = zero
                         for p in range(span):
                             x0, x1, x2 = r[p], r1[p], r2[p]
                             d0, d1, d2, d3 = g0[p], g1[p], g2[p], g3[p]
@@ -173,6 +170,7 @@ def _weight(xt, gt, ph, dh, dw, zero, out):  # pragma: no cover - compiled
                             t0 += d3 * x0
                             t1 += d3 * x1
                             t2 += d3 * x2
+                        oa, ob, oc, od = out[o, c, a], out[o + 1, c, a], out[o + 2, c, a], out[o + 3, c, a]
                         oa[0] += u0
                         oa[1] += u1
                         oa[2] += u2
@@ -185,15 +183,11 @@ def _weight(xt, gt, ph, dh, dw, zero, out):  # pragma: no cover - compiled
                         od[0] += t0
                         od[1] += t1
                         od[2] += t2
-                else:
-                    for bb in range(kw):
-                        for y in range(oh):
-                            iy = y - ph + a * dh
-                            if iy < 0 or iy >= h:
-                                continue
+                    else:
+                        g0, g1, g2, g3 = gt[o, y], gt[o + 1, y], gt[o + 2, y], gt[o + 3, y]
+                        for bb in range(kw):
+                            rb = r[bb * s1:]
                             u0 = e0 = f0 = t0 = zero
-                            rb = xt[c, iy].reshape(-1)[bb * s1:]
-                            g0, g1, g2, g3 = gt[o, y], gt[o + 1, y], gt[o + 2, y], gt[o + 3, y]
                             for p in range(span):
                                 xv = rb[p]
                                 u0 += g0[p] * xv
@@ -206,12 +200,34 @@ def _weight(xt, gt, ph, dh, dw, zero, out):  # pragma: no cover - compiled
                             out[o + 3, c, a, bb] += t0
 
 
+@njit(cache=True, nogil=True)
+def _col2im(cols, ph, dh, dw, out):  # pragma: no cover - compiled
+    """``out (C, H, Wp, V)`` += the columns ``cols (C, kh, kw, OH, OW * V)``: tap (a, b) of output
+    row y lands on row ``y - ph + a * dh`` (skipped outside), ``b * dw * V`` values on."""
+    c_, kh, kw, oh, span = cols.shape
+    h, v = out.shape[1], out.shape[3]
+    for c in range(c_):
+        for a in range(kh):
+            for y in range(oh):
+                iy = y - ph + a * dh
+                if iy < 0 or iy >= h:
+                    continue
+                row = out[c, iy].reshape(-1)
+                for b in range(kw):
+                    dst = row[b * dw * v:]
+                    src = cols[c, a, b, y]
+                    for p in range(span):
+                        dst[p] += src[p]
+
+
 def _lanes(n, per_lane_bytes, itemsize):
-    """Samples per block: a multiple of the vector width (64 bytes of lanes), at most the batch
-    rounded up, about ``BLOCK_BYTES`` of batch-innermost input."""
+    """Samples per block: a multiple of the vector width (64 bytes of lanes), about
+    ``BLOCK_BYTES`` of batch-innermost input (or output gradient), blocks of near-equal size (few
+    spare lanes)."""
     step = 64 // itemsize
     fit = max(step, BLOCK_BYTES // max(per_lane_bytes, 1) // step * step)
-    return min(-(-n // step) * step, fit)
+    blocks = -(-n // fit)
+    return -(-(-(-n // blocks)) // step) * step
 
 
 def _batch_inner(x, n0, v, pw, o_pad=0):
@@ -237,32 +253,49 @@ def forward(x, w, b, padding, dilation, out=None):
     im2col)."""
     if not np.isfinite(w).all():
         return None
+    x = np.ascontiguousarray(x)
     n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
     oh = h + 2 * padding[0] - dilation[0] * (kh - 1)
     ow = wd + 2 * padding[1] - dilation[1] * (kw - 1)
     res = out if out is not None else np.empty((n, o, oh, ow), x.dtype)
     wp = wd + 2 * padding[1]
-    v = _lanes(n, c * h * wp * x.itemsize, x.itemsize)
+    v = _lanes(n, max(c * h * wp, o * oh * ow) * x.itemsize, x.itemsize)
     w4 = np.ascontiguousarray(_pad4(w), x.dtype)
     bias = np.ascontiguousarray(b, x.dtype) if b is not None else np.empty(0, x.dtype)
-    acc = np.empty((4, ow * v), x.dtype)
+    acc = np.empty((4, max(1, min(ow, ACC_BYTES // (4 * v * x.itemsize))) * v), x.dtype)
+    ot = np.empty((o, oh, ow * v), x.dtype)
     for n0 in range(0, n, v):
+        nb = min(v, n - n0)
         _forward(_batch_inner(x, n0, v, padding[1]), w4, bias, padding[0], dilation[0], dilation[1],
-                 acc, n0, res)
+                 acc, ot)
+        res[n0:n0 + nb] = ot.reshape(o, oh, ow, v)[..., :nb].transpose(3, 0, 1, 2)
     return res
 
 
 def transpose(g, w, padding, dilation, size, out=None):
     """Input gradient of a stride-1 conv: ``g (N, O, OH, OW)``, ``w (O, C, kh, kw)`` ->
-    ``(N, C, *size)``, as a correlation with the flipped kernel; None when that needs negative
-    padding (``p > d * (k - 1)``) or the weight is not finite."""
-    k = w.shape[2:]
-    pad = tuple(dilation[i] * (k[i] - 1) - padding[i] for i in range(2))
-    if min(pad) < 0:
-        return None
-    wf = np.ascontiguousarray(w.swapaxes(0, 1)[:, :, ::-1, ::-1])
-    return forward(g, wf, None, pad, dilation, out=out)
+    ``(N, C, *size)`` (into ``out`` when given): per block one GEMM ``w^T (C*kh*kw, O) @ g (O,
+    OH*OW*V)`` gives every tap's contribution, which ``_col2im`` adds back row by row (measured
+    faster than the flipped-kernel correlation, which multiplies the padding zeros too)."""
+    g = np.ascontiguousarray(g)
+    n, o, oh, ow = g.shape
+    c, kh, kw = w.shape[1:]
+    h, wd = size
+    pw = padding[1]
+    it = g.itemsize
+    v = _lanes(n, max(c * kh * kw * oh * ow, o * oh * ow, c * h * (wd + 2 * pw)) * it, it)
+    res = out if out is not None else np.empty((n, c, h, wd), g.dtype)
+    wt = np.ascontiguousarray(w.reshape(o, -1).T, g.dtype)
+    cols = np.empty((c * kh * kw, oh * ow * v), g.dtype)
+    xt = np.empty((c, h, wd + 2 * pw, v), g.dtype)
+    for n0 in range(0, n, v):
+        nb = min(v, n - n0)
+        np.matmul(wt, _batch_inner(g, n0, v, 0).reshape(o, -1), out=cols)
+        xt.fill(0)
+        _col2im(cols.reshape(c, kh, kw, oh, ow * v), padding[0], dilation[0], dilation[1], xt)
+        res[n0:n0 + nb] = xt[:, :, pw:pw + wd, :nb].transpose(3, 0, 1, 2)
+    return res
 
 
 def weight_grad(x, g, weight_size, padding, dilation):
@@ -271,13 +304,14 @@ def weight_grad(x, g, weight_size, padding, dilation):
     takes im2col)."""
     if any(padding) and not np.isfinite(g).all():
         return None
+    x = np.ascontiguousarray(x)
+    g = np.ascontiguousarray(g, x.dtype)
     n, c, h, wd = x.shape
     o, oh, ow = g.shape[1], g.shape[2], g.shape[3]
     wp = wd + 2 * padding[1]
-    v = _lanes(n, c * h * wp * x.itemsize, x.itemsize)
     o4 = -(-o // 4) * 4
+    v = _lanes(n, max(c * h * wp, o4 * oh * ow) * x.itemsize, x.itemsize)
     out = np.zeros((o4,) + tuple(weight_size[1:]), np.float64)
-    g = g.astype(x.dtype, copy=False)
     for n0 in range(0, n, v):
         gt = _batch_inner(g, n0, v, 0, o4 - o).reshape(o4, oh, ow * v)
         _weight(_batch_inner(x, n0, v, padding[1]), gt, padding[0], dilation[0], dilation[1],
