@@ -86,8 +86,9 @@ def _lanes(dtype, k, stride, c, o, size, outputs):
     """The batch-in-lanes module when it takes this convolution (measured faster than im2col: few
     output channels, where im2col's columns cost as much as the GEMM). ``c``/``o``/``size`` are
     the forward conv's input channels, output channels and input plane whichever of its three
-    products is computed; ``outputs`` counts the computed elements."""
-    if (len(k) != 2 or any(s != 1 for s in stride) or dtype not in _FLOATS or o > LANES_MAX_OUT
+    products is computed; ``outputs`` counts the computed elements. float32 only (one compiled
+    version of each loop: float64 convs keep im2col)."""
+    if (len(k) != 2 or any(s != 1 for s in stride) or dtype != _FLOATS[0] or o > LANES_MAX_OUT
             or c < LANES_MIN_CHANNELS or outputs < NUMBA_MIN_OUTPUTS):
         return None
     if k[1] != 5 and not (k[1] == 3 and prod(size) <= LANES_3X3_PLANE):

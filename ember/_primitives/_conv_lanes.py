@@ -16,8 +16,9 @@ a scalar remainder.
   row by row (col2im on the same layout; the column buffer is one block's, reused).
 - ``weight_grad``: per (output channel, input channel, kernel row) dot products over the rows.
 
-A non-finite weight (forward) or output gradient (weight gradient with padding) makes the caller
-take im2col: a stored padding zero times inf is nan where torch multiplies nothing.
+A non-finite weight (forward) or output gradient (weight gradient with padding) hands the conv back
+to im2col, so such values come out as they did before these loops: a stored padding zero times inf
+would be nan.
 
 Example:
     >>> import numpy as np
