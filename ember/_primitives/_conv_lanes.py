@@ -12,8 +12,8 @@ a scalar remainder.
 
 - ``forward``: 4 output channels per pass, a 5- or 3-wide kernel row fused into one pass (each
   input value loaded feeds 4 * kw multiply-adds).
-- ``transpose`` (the input gradient): one GEMM per block for every tap's contribution, added back
-  row by row (col2im on the same layout; the column buffer is one block's, reused).
+- ``transpose`` (the input gradient, any stride): one GEMM per block for every tap's contribution,
+  added back row by row (col2im on the same layout; the column buffer is one block's, reused).
 - ``weight_grad``: per (output channel, input channel, kernel row) dot products over the rows.
 
 A non-finite weight (forward) or output gradient (weight gradient with padding) hands the conv back
@@ -202,23 +202,32 @@ def _weight(xt, gt, ph, dh, dw, zero, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _col2im(cols, ph, dh, dw, out):  # pragma: no cover - compiled
+def _col2im(cols, sh, sw, ph, dh, dw, out):  # pragma: no cover - compiled
     """``out (C, H, Wp, V)`` += the columns ``cols (C, kh, kw, OH, OW * V)``: tap (a, b) of output
-    row y lands on row ``y - ph + a * dh`` (skipped outside), ``b * dw * V`` values on."""
+    position (y, q) lands on row ``y * sh - ph + a * dh`` (skipped outside), column
+    ``q * sw + b * dw``; at stride 1 a whole output row is one contiguous add."""
     c_, kh, kw, oh, span = cols.shape
     h, v = out.shape[1], out.shape[3]
+    ow = span // v
     for c in range(c_):
         for a in range(kh):
             for y in range(oh):
-                iy = y - ph + a * dh
+                iy = y * sh - ph + a * dh
                 if iy < 0 or iy >= h:
                     continue
                 row = out[c, iy].reshape(-1)
                 for b in range(kw):
-                    dst = row[b * dw * v:]
                     src = cols[c, a, b, y]
-                    for p in range(span):
-                        dst[p] += src[p]
+                    if sw == 1:
+                        dst = row[b * dw * v:]
+                        for p in range(span):
+                            dst[p] += src[p]
+                        continue
+                    for q in range(ow):
+                        dst = row[(q * sw + b * dw) * v:]
+                        sq = src[q * v:]
+                        for p in range(v):
+                            dst[p] += sq[p]
 
 
 def _lanes(n, per_lane_bytes, itemsize):
@@ -274,11 +283,12 @@ def forward(x, w, b, padding, dilation, out=None):
     return res
 
 
-def transpose(g, w, padding, dilation, size, out=None):
-    """Input gradient of a stride-1 conv: ``g (N, O, OH, OW)``, ``w (O, C, kh, kw)`` ->
-    ``(N, C, *size)`` (into ``out`` when given): per block one GEMM ``w^T (C*kh*kw, O) @ g (O,
-    OH*OW*V)`` gives every tap's contribution, which ``_col2im`` adds back row by row (measured
-    faster than the flipped-kernel correlation, which multiplies the padding zeros too)."""
+def transpose(g, w, stride, padding, dilation, size, out=None):
+    """Input gradient of a conv (the transposed conv): ``g (N, O, OH, OW)``, ``w (O, C, kh, kw)``
+    -> ``(N, C, *size)`` (into ``out`` when given): per block one GEMM ``w^T (C*kh*kw, O) @ g (O,
+    OH*OW*V)`` gives every tap's contribution, which ``_col2im`` adds back (at stride 1 measured
+    faster than the flipped-kernel correlation, which multiplies the padding zeros too; strided,
+    faster than a col2im on sample-major columns, whose adds do not vectorise)."""
     g = np.ascontiguousarray(g)
     n, o, oh, ow = g.shape
     c, kh, kw = w.shape[1:]
@@ -294,7 +304,8 @@ def transpose(g, w, padding, dilation, size, out=None):
         nb = min(v, n - n0)
         np.matmul(wt, _batch_inner(g, n0, v, 0).reshape(o, -1), out=cols)
         xt.fill(0)
-        _col2im(cols.reshape(c, kh, kw, oh, ow * v), padding[0], dilation[0], dilation[1], xt)
+        _col2im(cols.reshape(c, kh, kw, oh, ow * v), stride[0], stride[1], padding[0], dilation[0],
+                dilation[1], xt)
         res[n0:n0 + nb] = xt[:, :, pw:pw + wd, :nb].transpose(3, 0, 1, 2)
     return res
 

@@ -87,3 +87,20 @@ def test_lanes_transposed_conv():
     x, w = rng.standard_normal((3, 8, 6, 7)).astype(np.float32), rng.standard_normal((8, 5, 5, 5)).astype(np.float32)
     res = [lib.nn.functional.conv_transpose2d(lib.tensor(x), lib.tensor(w), padding=1) for lib in (ember, torch)]
     torch.testing.assert_close(torch.from_numpy(res[0].numpy()), res[1], rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("xs,ws,kw", [
+    ((3, 5, 9, 8), (7, 5, 3, 3), dict(stride=2, padding=1)),
+    ((2, 4, 11, 10), (6, 4, 2, 3), dict(stride=(3, 2), padding=(0, 2), dilation=(2, 1))),
+])
+def test_lanes_strided_input_grad(xs, ws, kw):
+    # strided float32 input gradients add their columns back on the batch-innermost layout
+    _compare(xs, ws, kw, np.float32, rtol=1e-5, atol=1e-4)
+
+
+def test_lanes_strided_transposed_conv_output_padding():
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal((2, 5, 6, 7)).astype(np.float32), rng.standard_normal((5, 3, 3, 3)).astype(np.float32)
+    kw = dict(stride=2, padding=1, output_padding=1)
+    res = [lib.nn.functional.conv_transpose2d(lib.tensor(x), lib.tensor(w), **kw) for lib in (ember, torch)]
+    torch.testing.assert_close(torch.from_numpy(res[0].numpy()), res[1])
