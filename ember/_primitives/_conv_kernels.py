@@ -9,10 +9,12 @@ and keeps it (keyed by the identity of the input array, dropped when that array 
 for the weight gradient, which is then one GEMM against the output gradient (off by default, below). 1x1 convolutions (stride 1,
 no padding) skip im2col: the input is its own column matrix. ``col2im`` adds the GEMM's columns back
 tap by tap into a zero-padded canvas, again block by block (strided 2-d: a Numba pass straight into
-the result). Two cases leave im2col (measured faster): stride-1 3x3 convs with many channels run
-Winograd F(2x2, 3x3) (``_conv_winograd``) and few-channel stride-1 convs run direct loops
-(``_conv_direct``); both are Numba, imported on first use, and hand back to im2col on inputs they
-cannot take exactly (non-finite values).
+the result). Three cases leave im2col (measured faster): stride-1 3x3 convs with many channels run
+Winograd F(2x2, 3x3) (``_conv_winograd``), few-channel stride-1 convs run direct loops
+(``_conv_direct``), and stride-1 float32 convs with few output channels (LeNet-5's second) run loops
+with the batch in the vector lanes (``_conv_lanes``, which also adds back strided float32 input
+gradients); all are Numba, imported on first use, and hand back to im2col on inputs they cannot
+take exactly (non-finite values).
 
 Example:
     >>> import numpy as np
