@@ -104,3 +104,8 @@ def test_lanes_strided_transposed_conv_output_padding():
     kw = dict(stride=2, padding=1, output_padding=1)
     res = [lib.nn.functional.conv_transpose2d(lib.tensor(x), lib.tensor(w), **kw) for lib in (ember, torch)]
     torch.testing.assert_close(torch.from_numpy(res[0].numpy()), res[1])
+
+
+def test_lanes_grouped():
+    # each group's conv runs on channel slices of the input, output and gradients
+    _compare((3, 12, 10, 9), (8, 6, 5, 5), dict(padding=2, groups=2), np.float32, rtol=1e-5, atol=1e-4)
