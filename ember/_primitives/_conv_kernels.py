@@ -81,19 +81,25 @@ def _direct(x, w_shape, stride, padding, dilation, c, weight_grad=False):
 
 LANES_MAX_OUT = 16  # batch-in-lanes loops: stride-1 2-d convs with at most this many output
 LANES_MIN_CHANNELS = 5  # channels, at least this many input channels (fewer: the direct loops),
-LANES_3X3_PLANE = 400  # 5-wide kernels, or 3-wide ones on planes of at most this many positions
+LANES_3X3_PLANE = 400  # 5-wide kernels, or 3-wide ones on planes of at most this many positions,
+LANES_MIN_BATCH = 16  # a batch filling the 16 lanes (a smaller one computes spare lanes),
+LANES_SAMPLE_BYTES = 1 << 18  # and per sample at most this much input / output / columns (blocks of
+# 16 samples then stay within im2col's 4 MB)
 
 
-def _lanes(dtype, k, stride, c, o, size, outputs):
+def _lanes(dtype, k, stride, c, o, size, out_size, n):
     """The batch-in-lanes module when it takes this convolution (measured faster than im2col: few
-    output channels, where im2col's columns cost as much as the GEMM). ``c``/``o``/``size`` are
-    the forward conv's input channels, output channels and input plane whichever of its three
-    products is computed; ``outputs`` counts the computed elements. float32 only (one compiled
-    version of each loop: float64 convs keep im2col)."""
+    output channels, where im2col's columns cost as much as the GEMM). ``c``/``o``/``size``/
+    ``out_size`` are the forward conv's input channels, output channels, input and output planes
+    whichever of its three products is computed. float32 only (one compiled version of each loop:
+    float64 convs keep im2col)."""
     if (len(k) != 2 or any(s != 1 for s in stride) or dtype != _FLOATS[0] or o > LANES_MAX_OUT
-            or c < LANES_MIN_CHANNELS or outputs < NUMBA_MIN_OUTPUTS):
+            or c < LANES_MIN_CHANNELS or n < LANES_MIN_BATCH
+            or n * o * prod(out_size) < NUMBA_MIN_OUTPUTS):
         return None
     if k[1] != 5 and not (k[1] == 3 and prod(size) <= LANES_3X3_PLANE):
+        return None
+    if max(c * prod(size), c * prod(k) * prod(out_size)) * dtype.itemsize > LANES_SAMPLE_BYTES:
         return None
     from . import _conv_lanes as B  # Numba: imported on first use
     return B
@@ -317,7 +323,7 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     if W is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
         if W.forward(x, w, b, padding, out=res) is not None:
             return res
-    B = _lanes(x.dtype, k, stride, c, o, x.shape[2:], n * o * L)
+    B = _lanes(x.dtype, k, stride, c, o, x.shape[2:], osz, n)
     if B is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
         if B.forward(x, w, b, padding, dilation, out=res) is not None:
             return res
@@ -401,7 +407,7 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
         gw = W.weight_grad(x, g, padding)
         if gw is not None:
             return gw
-    B = _lanes(x.dtype, k, stride, c, o, x.shape[2:], n * o * L)
+    B = _lanes(x.dtype, k, stride, c, o, x.shape[2:], osz, n)
     if B is not None and g.dtype == x.dtype:
         gw = B.weight_grad(x, g, weight_size, padding, dilation)
         if gw is not None:
@@ -477,11 +483,12 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
         if tuple(s + 2 * q - 2 for s, q in zip(insz, pad)) == size:
             if W.forward(x, wf, None, pad, out=res) is not None:
                 return res
-    B = _lanes(x.dtype, k, stride, cout, cin, size, n * cout * prod(size))
+    B = _lanes(x.dtype, k, stride, cout, cin, size, insz, n)
     if B is not None and w.dtype == x.dtype and _out_size(size, k, stride, padding, dilation) == insz:
         return B.transpose(x, w, stride, padding, dilation, size, out=res)
     if (len(k) == 2 and any(s != 1 for s in stride) and x.dtype == w.dtype == _FLOATS[0]
-            and n * cout * prod(size) >= NUMBA_MIN_OUTPUTS):
+            and n >= LANES_MIN_BATCH and n * cout * prod(size) >= NUMBA_MIN_OUTPUTS
+            and cout * max(prod(size), prod(k) * L) * x.itemsize <= LANES_SAMPLE_BYTES):
         # strided: col2im on batch-innermost columns (vectorised adds; measured 2x the col2im below)
         from . import _conv_lanes as B
         return B.transpose(x, w, stride, padding, dilation, size, out=res)

@@ -21,12 +21,13 @@ CASES = [
 
 @pytest.fixture(autouse=True)
 def _every_shape(monkeypatch):
-    # the loops start at NUMBA_MIN_OUTPUTS output elements and take 5-wide (or small 3-wide)
-    # kernels; these tests use small shapes and other widths too
+    # the loops start at NUMBA_MIN_OUTPUTS output elements and a batch of 16 and take 5-wide (or
+    # small 3-wide) kernels; these tests use small shapes and other widths too
     monkeypatch.setattr(_conv_kernels, "NUMBA_MIN_OUTPUTS", 0)
+    monkeypatch.setattr(_conv_kernels, "LANES_MIN_BATCH", 1)
     real = _conv_kernels._lanes
-    monkeypatch.setattr(_conv_kernels, "_lanes", lambda dtype, k, stride, c, o, size, outputs: (
-        real(dtype, (k[0], 5), stride, c, o, size, outputs)))
+    monkeypatch.setattr(_conv_kernels, "_lanes", lambda dtype, k, stride, c, o, size, out_size, n: (
+        real(dtype, (k[0], 5), stride, c, o, size, out_size, n)))
 
 
 def _run(lib, x, w, b, kw, g):
