@@ -74,7 +74,7 @@ def cast(a: np.ndarray, np_dtype) -> np.ndarray:
 
 # ------------------------------------------------------------------ which ops torch's CPU build runs
 # pointwise ops computing in complex32 (their operands promote to it)
-POINTWISE = frozenset({"add", "sub", "mul", "neg", "conj_physical", "sgn", "abs", "real", "imag",
+POINTWISE = frozenset({"add", "sub", "mul", "neg", "conj_physical", "sgn", "abs",
                        "eq", "ne", "isnan", "isfinite", "isinf", "where", "addcmul"})
 # other ops: movement, masks, fills and the few reductions torch has for ComplexHalf
 OTHER = frozenset({"clone", "copy", "cat", "flip", "roll", "index", "index_select", "index_put",

@@ -29,6 +29,7 @@ from ._shape import Size, contiguous_strides, is_contiguous as _is_contig, norma
 from ._storage import UntypedStorage, VersionCounter
 from ._tensor_base import AutogradMeta, TensorBase, new_tensor
 from ._tensor_methods._args import as_device, as_dtype, size_args
+from ._tensor_methods.complex_parts import ComplexPartsMixin
 from ._tensor_methods.foreach import ForeachMixin
 from ._tensor_methods.indexing import IndexingMixin
 from ._tensor_methods.linalg import LinalgMixin
@@ -62,7 +63,8 @@ __all__ = ["Tensor"]
 
 class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMixin, IndexingMixin,
              LinalgMixin, RandomMixin, ForeachMixin, PointwiseMathMixin, SortingMixin, ScanMixin,
-             LinalgDecompMixin, SpecialMixin, MiscMixin, NNMixin, StatisticsMixin, QuantizedMixin):
+             LinalgDecompMixin, SpecialMixin, MiscMixin, NNMixin, StatisticsMixin, QuantizedMixin,
+             ComplexPartsMixin):
     """A multi-dimensional array with autograd; ``ember.Tensor(2, 3)`` is uninitialised float32."""
 
     __slots__ = ("__dict__", "__weakref__")
@@ -747,18 +749,6 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
 
     def is_conj(self) -> bool:
         return False
-
-    @property
-    def real(self):
-        if not self._dtype.is_complex:
-            return self
-        return dispatch(P.real, self)
-
-    @property
-    def imag(self):
-        if not self._dtype.is_complex:
-            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-        return dispatch(P.imag, self)
 
     __getitem__ = getitem  # the function itself: one Python frame less per ``t[i]``
 

@@ -210,7 +210,10 @@ def test_serialization_round_trips_with_torch(tmp_path):
         assert_same(d["a"], x)
         assert_same(d["b"], x[:, 1])
         assert d["b"].storage_offset() == 1
-    ember.save({"a": ex, "b": ex[:, 1], "c": ex.real}, tmp_path / "e.pt")
+    for m, a in ((torch, x), (ember, ex)):  # .real is a float16 view of the same storage
+        with pytest.raises(RuntimeError, match="view the same data as different types"):
+            m.save({"a": a, "c": a.real}, tmp_path / "bad.pt")
+    ember.save({"a": ex, "b": ex[:, 1], "c": ex.real.clone()}, tmp_path / "e.pt")
     for weights_only in (False, True):
         d = torch.load(tmp_path / "e.pt", weights_only=weights_only)
         assert_same(ex, d["a"])

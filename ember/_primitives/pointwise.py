@@ -785,21 +785,3 @@ def conj_physical(a):
 
 
 conj_physical.derivative(lambda grad: grad.conj_physical())
-
-
-@primitive("real", kind="pointwise", promotion="complex_to_float", node_name="RealBackward0")
-def real(a):
-    return np.real(a).copy()
-
-
-real.derivative(lambda grad: grad)
-
-
-@primitive("imag", kind="pointwise", promotion="complex_to_float", node_name="ImagBackward0")
-def imag(a):
-    return np.imag(a).copy()
-
-
-imag.derivative(lambda grad: grad * 1j)
-
-

@@ -24,6 +24,7 @@ from .._shape import broadcast_shapes as _broadcast_shapes, normalize_dim
 from .._primitives import shape_copy as SC
 from .._primitives import view as V
 from ..overrides import public
+from . import complex_parts as CP
 from ._args import TensorBase, as_device, as_dtype, size_args
 
 __all__ = ["ShapeCopyMixin", "FUNCTIONS"]
@@ -632,8 +633,8 @@ METHOD_FUNCTIONS = {
     "resolve_conj": _method_function("resolve_conj", "``input`` with any lazy conjugation applied."),
     "resolve_neg": _method_function("resolve_neg", "``input`` with any lazy negation applied."),
     "is_conj": _method_function("is_conj", "Whether ``input`` is a lazily conjugated view."),
-    "real": _method_function("real", "The real part (a view for complex inputs).", lambda x: x.real),
-    "imag": _method_function("imag", "The imaginary part of a complex tensor (a view).", lambda x: x.imag),
+    "real": _method_function("real", CP.real.__doc__, CP.real),
+    "imag": _method_function("imag", CP.imag.__doc__, CP.imag),
     "split_with_sizes": _method_function("split_with_sizes", "Split into pieces of the given sizes.",
                                          lambda x, sizes, dim=0: x.split(list(sizes), dim)),
     "unsafe_split": _method_function("unsafe_split", "``split`` (torch skips a view check).",

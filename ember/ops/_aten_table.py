@@ -65,8 +65,8 @@ tanh(Tensor self) -> Tensor  =tanh
 trunc(Tensor self) -> Tensor  =trunc
 conj_physical(Tensor self) -> Tensor  =conj_physical
 angle(Tensor self) -> Tensor  angle prim=angle,angle_complex
-real(Tensor(a) self) -> Tensor(a)  =real
-imag(Tensor(a) self) -> Tensor(a)  =imag
+real(Tensor(a) self) -> Tensor(a)  real
+imag(Tensor(a) self) -> Tensor(a)  imag
 special_airy_ai(Tensor x) -> Tensor  =special_airy_ai
 special_bessel_j0(Tensor self) -> Tensor  =special_bessel_j0
 special_bessel_j1(Tensor self) -> Tensor  =special_bessel_j1

@@ -32,6 +32,7 @@ from ..._dispatch import wrap_meta
 from ..._dispatch_inplace import WRITE_HOOKS
 from ..._primitives import creation as _C
 from ..._primitives import pointwise as _P
+from ..._primitives import pointwise_math as _PM
 from ..._primitives import view as _V
 from ..._primitives._registry import OpDef
 from ..._tensor_base import TensorBase
@@ -198,11 +199,13 @@ class _GraphBuilder:
         root = orig._base
         if root is not None and self.family_gen.get(_key(root), 0) != b.gen:
             # the base (or another view of it) was written after this view was made
-            size, stride, offset = orig._geometry_in(root)
             rb = self._lookup(root)
-            node = self._emit(_V.as_strided, (rb.call,), (rb.node,),
+            call, node, size, stride, offset = self._in_view_dtype(rb.call, rb.node, root, orig)
+            node = self._emit(_V.as_strided, (call,), (node,),
                               {"size": tuple(size), "stride": tuple(stride), "storage_offset": offset},
                               _meta_like(orig))
+            if orig._dtype is not call._dtype:  # a complex view of a real root: (real, imag) pairs
+                node = self._emit(_PM.view_as_complex, (_meta_like(orig),), (node,), {}, _meta_like(orig))
             self._bind(orig, node, b.call)
             return self.bindings[_key(orig)]
         cell = t._vc
@@ -211,6 +214,19 @@ class _GraphBuilder:
                                "an operation tracing cannot see (a foreach in-place op or a direct "
                                "write to its memory)")
         return b
+
+    def _in_view_dtype(self, call, node, root, view):
+        """(call, node, size, stride, offset): the dense root as as_strided(_scatter) must see it to
+        reach ``view`` (a real view of a complex root, as ``x.real``: the root's ``view_as_real``;
+        a complex view of a real root, ``view_as_complex``'s: the root itself, the view's geometry
+        taken to its (real, imag) pairs) and the view's geometry there, in elements."""
+        size, stride, offset = view._geometry_in(root)
+        if root._dtype.is_complex and not view._dtype.is_complex:
+            pairs = wrap_meta(tuple(root.shape) + (2,), view._dtype)
+            return pairs, self._emit(_PM.view_as_real, (call,), (node,), {}, pairs), size, stride, offset
+        if view._dtype.is_complex and not root._dtype.is_complex:
+            return (call, node, tuple(size) + (2,), tuple(2 * s for s in stride) + (1,), 2 * offset)
+        return call, node, size, stride, offset
 
     def node_of(self, t):
         return self._lookup(t).node
@@ -307,12 +323,19 @@ class _GraphBuilder:
                     != tuple(root.stride()):
                 raise NotImplementedError("make_fx: writes through a view of a base that is not "
                                           "dense are not functionalised")
-            size, stride, offset = target._geometry_in(root)
             # the family's version already counts this write: no unseen-write check on the root
             rb = self._lookup(root, False)
-            new_root = self._emit(_V.as_strided_scatter, (rb.call, value), (rb.node, node),
+            call, rnode, size, stride, offset = self._in_view_dtype(rb.call, rb.node, root, target)
+            src, snode = value, node
+            if value._dtype is not call._dtype:  # a complex view of a real root: write the pairs
+                src = wrap_meta(tuple(value.shape) + (2,), call._dtype)
+                snode = self._emit(_PM.view_as_real, (value,), (node,), {}, src)
+            new_root = self._emit(_V.as_strided_scatter, (call, src), (rnode, snode),
                                   {"size": tuple(size), "stride": tuple(stride),
-                                   "storage_offset": offset}, _meta_like(root))
+                                   "storage_offset": offset}, _meta_like(call))
+            if call._dtype is not root._dtype:  # back from the real reinterpretation of a complex root
+                new_root = self._emit(_PM.view_as_complex, (_meta_like(call),), (new_root,), {},
+                                      _meta_like(root))
             rk = _key(root)
             self.family_gen[rk] = self.family_gen.get(rk, 0) + 1
             self._bind(root, new_root)

@@ -173,6 +173,35 @@ def test_write_through_view_of_a_transposed_base():
     np.testing.assert_allclose(gm(x).numpy(), f(x).numpy(), rtol=1e-6)
 
 
+def _complex_parts_write(x):  # x.real / x.imag: real views of a complex base
+    y = x.clone()
+    r = y.real
+    y.real[1:].mul_(3)
+    y.imag = r * 2 + 1
+    return y, r * 1
+
+
+def _view_as_complex_write(x):  # a complex view of a real base
+    b = x.clone()
+    c = ember.view_as_complex(b)
+    c.mul_(1j)
+    d = c[1:]
+    b[0, 1] = 5
+    return b, c + 0, d * 1
+
+
+@pytest.mark.parametrize("fn, make", [
+    (_complex_parts_write, lambda: ember.randn(3, 2, dtype=ember.complex64)),
+    (_view_as_complex_write, lambda: ember.randn(3, 4, 2))], ids=["real_imag", "view_as_complex"])
+@pytest.mark.parametrize("mode", ["real", "fake"])
+def test_writes_through_dtype_changing_views(fn, make, mode):
+    x = make()
+    gm = make_fx(fn, tracing_mode=mode)(x.clone())
+    for g, e in zip(gm(x.clone()), fn(x.clone())):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g.numpy(), e.numpy())
+
+
 def _setitem_scalar(x):
     x[0] = 5.0
     return x * 1

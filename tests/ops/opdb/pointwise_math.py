@@ -72,6 +72,10 @@ def _angle_samples(dtype):
     return unary_samples()(dtype)
 
 
+def _parts_expression(z):
+    return z.real * z.imag.exp() + z.t().imag.t()
+
+
 def _complex_pair(dtype):
     return [Sample((arr((3, 4), dtype), arr((3, 4), dtype)), {}, "same"),
             Sample((arr((3, 1), dtype), arr((4,), dtype)), {}, "broadcast"),
@@ -153,6 +157,16 @@ OPS = [
            dtypes=COMPLEX, view=True, grad=False,
            error_samples=lambda dt: [Sample((arr((3,), "float32"),), {}, "real")]),
     OpInfo("view_as_real_grad", lambda lib, x, y: lib.view_as_real(lib.complex(x, y)) * 2, _complex_pair,
+           dtypes=FLOAT),
+    # real/imag: view_as_real(x).select(-1, k) views (ember/_tensor_methods/complex_parts.py)
+    OpInfo("real", fn("real"), lambda dt: [Sample((arr(s, dt),), {}, str(s)) for s in ((), (3,), (2, 3))] +
+           [Sample((noncontig(arr((3, 2), dt)),), {}, "noncontig")],
+           dtypes=COMPLEX, view=True, grad=False),  # of a real tensor: the tensor itself (test_complex_parts)
+    OpInfo("imag", fn("imag"), lambda dt: [Sample((arr(s, dt),), {}, str(s)) for s in ((), (3,), (2, 3))] +
+           [Sample((noncontig(arr((3, 2), dt)),), {}, "noncontig")],
+           dtypes=COMPLEX, view=True, grad=False,
+           error_samples=lambda dt: [Sample((arr((3,), "float32"),), {}, "real")]),
+    OpInfo("real_imag_grad", lambda lib, x, y: _parts_expression(lib.complex(x, y)), _complex_pair,
            dtypes=FLOAT),
     OpInfo("view_as_complex", fn("view_as_complex"),
            lambda dt: [Sample((arr(s, dt),), {}, str(s)) for s in ((2,), (3, 2), (2, 3, 2))],
