@@ -80,15 +80,17 @@ def main():
             for name, (lib, dm) in libs.items():
                 ds = make_dataset(lib, dm, images, labels)
                 rate = run(lib, dm, ds, workers, args.batch_size, args.thread_time)
-                results[name, workers] = max(results.get((name, workers), 0.0), rate)
+                results.setdefault((name, workers), []).append(rate)
     print(f"DataLoader: {args.n} samples of 3x32x32 float32, batch {args.batch_size}, "
           f"normalise + random flip per sample (samples/s, best of "
           f"{args.repeat} interleaved rounds, higher is better"
           f"{'; 0 workers on thread CPU time' if args.thread_time else ''})")
-    print(f"{'workers':>8} {'ember':>10} {'torch':>10} {'ember/torch':>12}")
+    print(f"{'workers':>8} {'ember':>10} {'torch':>10} {'ember/torch':>12}   rounds (ember/torch)")
     for workers in (0, 2):
-        e, t = results["ember", workers], results["torch", workers]
-        print(f"{workers:>8} {e:>10.0f} {t:>10.0f} {e / t:>12.2f}")
+        es, ts = results["ember", workers], results["torch", workers]
+        e, t = max(es), max(ts)
+        print(f"{workers:>8} {e:>10.0f} {t:>10.0f} {e / t:>12.2f}   "
+              + " ".join(f"{a / b:.2f}" for a, b in zip(es, ts)))
 
 
 if __name__ == "__main__":

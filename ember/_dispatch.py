@@ -28,6 +28,7 @@ from ._tensor_base import set_tensor_class as _set_wrap_class
 from .autograd._node_codegen import node_class_for
 from .autograd._recording import fast_record_names, fast_record_source, record
 from .autograd.grad_mode import STATE
+from .overrides import _FUNCTION_MODES, _any_function_mode
 
 __all__ = ["dispatch", "wrap", "set_tensor_class", "TorchDispatchMode"]
 
@@ -265,24 +266,35 @@ def _install_fast(op):
     return op.fast or (lambda args, params: _general(op, args, params))
 
 
-def fast_method(op, fallback, swap: bool = False, accept=None):
+def fast_method(op, fallback, swap: bool = False, accept=None, params_of=None, public: bool = False):
     """A public method with ``fallback``'s signature (positional inputs, then flags with simple
     defaults: positional ones such as ``sum``'s ``dim=None, keepdim=False`` and keyword-only ones) that
     runs ``op`` on the fast path when every flag is at its default, else calls ``fallback``.
     ``swap``: the method's two inputs are the op's in reverse order (``__rsub__``). ``accept(key)``
-    vetoes dtype combinations (checks the method makes that the op does not)."""
+    vetoes dtype combinations (checks the method makes that the op does not).
+
+    ``params_of``: for a method taking ``*args`` after its inputs (``x.flip(-1)``), a function of the
+    inputs' arrays and those args giving the op's params (a dict), or None to call ``fallback``
+    (which also gets any keyword arguments). ``public``: ``fallback`` is a ``public`` function, so a
+    ``TorchFunctionMode`` sees the call: while one is entered the method calls ``fallback``."""
     import inspect  # noqa: PLC0415 (import time only)
     params = list(inspect.signature(fallback).parameters.values())
     pos = [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty]
     opt = [(p.name, p.default) for p in params if p.kind == p.POSITIONAL_OR_KEYWORD and p.default is not p.empty]
     kws = [(p.name, p.default) for p in params if p.kind == p.KEYWORD_ONLY]
+    var = [p.name for p in params if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    P = inspect.Parameter
+    variadic = (P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY) + ((P.VAR_POSITIONAL, P.VAR_KEYWORD) if params_of else ())
     if DEBUG or op.num_outputs != 1 or op.kind in _NO_FAST_KINDS or len(pos) != len(op.input_names) \
-            or not _GENERATED_LOCALS.isdisjoint(pos + [k for k, _ in opt + kws]) \
-            or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params) \
+            or not _GENERATED_LOCALS.isdisjoint(pos + var + [k for k, _ in opt + kws]) \
+            or any(p.kind not in variadic for p in params) \
+            or (params_of is not None and (opt or kws or params[len(pos)].kind != P.VAR_POSITIONAL)) \
             or any(type(d) not in (type(None), bool, int, float, str) for _, d in opt + kws):
         return fallback
     fn = _generate(op, len(pos), names=pos, order=pos[::-1] if swap else pos, kws=kws, opt=opt,
-                   fallback=fallback, accept=accept)
+                   fallback=fallback, accept=accept, params_of=params_of, public=public,
+                   var=tuple((p.kind == p.VAR_KEYWORD, p.name) for p in params
+                             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)))
     for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
         setattr(fn, attr, getattr(fallback, attr))
     return fn
@@ -291,7 +303,7 @@ def fast_method(op, fallback, swap: bool = False, accept=None):
 # names the generated code uses for its own locals and constants (a method's parameters must differ)
 _GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
                                "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s", "b",
-                               "cls", "node", "fn", "am", "acc", "vc", "ovc"}) | frozenset(
+                               "cls", "node", "fn", "am", "acc", "vc", "ovc", "params_of"}) | frozenset(
     f"{p}{i}" for p in "tdkzcuxreqv" for i in range(8))
 _NO_PARAMS: dict = {}  # a fast method's params (never written: nodes and derivatives only read them)
 globals().update(fast_record_names())  # what the generated recording code reads
@@ -322,7 +334,8 @@ def array_ufunc(op) -> tuple:
 def _fill_plan(op, plans, key, args, accept):
     """The cached plan for one dtype combination, or False when it must take the general path.
     A pointwise plan is (result dtype, its NumPy dtype, ufunc to call instead of the kernel or None,
-    per-operand casts or None)."""
+    per-operand casts or None, the ufunc's name when operands of different sizes may take
+    ``_broadcast`` or None, the ufunc's constants)."""
     if accept is not None and not accept(_kinds(args)):
         plan = False
     elif op.promotion == "none":
@@ -342,8 +355,12 @@ def _fill_plan(op, plans, key, args, accept):
             if uf is not None and not (idx is None and cnp in _UFUNC_DTYPES and all(
                     isinstance(a, TensorBase) or type(a) in _UFUNC_SCALARS for a in args)):
                 uf = None
-            plan = (out_dt, out_dt.np, uf, tuple(casts) if any(c is not None for c in casts) else None,
-                    *(np.array(c, dtype=cnp) for c in consts))
+            casts = tuple(casts) if any(c is not None for c in casts) else None
+            # two tensors in the compute dtype under an IEEE ufunc: different sizes may take a Numba
+            # loop instead (_broadcast); the ufunc's name says which
+            bk = uf.__name__ if uf is not None and casts is None and not consts and len(args) == 2 \
+                and all(isinstance(a, TensorBase) for a in args) and uf.__name__ in _BROADCAST_UFUNCS else None
+            plan = (out_dt, out_dt.np, uf, casts, bk, *(np.array(c, dtype=cnp) for c in consts))
     plans[key] = plan
     return plan
 
@@ -356,14 +373,59 @@ def _finish(op, args, params, res, out_dt, grad):
     return out
 
 
+_BROADCAST_UFUNCS = tuple(u.__name__ for u in (np.add, np.subtract, np.multiply, np.divide))  # its EXACT
+_BROADCAST_MIN = 256  # a smaller first operand keeps NumPy's broadcasting (and never imports Numba)
+_LOOPS: dict = {}  # ufunc name -> compiled loop (None: Numba missing or failed)
+BROADCAST_WARMUP = 1000  # calls of a ufunc's broadcast before its loop is loaded (tests set 0)
+_BROADCAST_CALLS: dict = {}
+_NO_LOOP: set = set()  # (shape, shape) pairs a loop refused: NumPy broadcasts them
+
+
+def _broadcast(name, a, b, za, zb, npdt):
+    """``np.<name>(a, b)`` for arrays of sizes ``za != zb`` (``za >= _BROADCAST_MIN``) in one float
+    dtype by a Numba loop (see ``_primitives/_broadcast_loops.py``), or None when they do not
+    broadcast that way or an operand is not C-contiguous: then the ufunc runs."""
+    if _NO_LOOP and (a.shape, b.shape) in _NO_LOOP:
+        return None
+    loop = _LOOPS.get(name, _MISSING)
+    if loop is _MISSING:
+        # Numba's first load costs ~1 s in a fresh process: only code that broadcasts often pays it
+        seen = _BROADCAST_CALLS[name] = _BROADCAST_CALLS.get(name, 0) + 1
+        if seen < BROADCAST_WARMUP:
+            return None
+        try:
+            from ._primitives._broadcast_loops import loop_for  # noqa: PLC0415 (Numba: heavy, lazy)
+            loop = loop_for(name)
+        except ImportError:
+            loop = None
+        _LOOPS[name] = loop
+    if loop is None:
+        return None
+    out = _empty(a.shape if za > zb else b.shape, npdt)
+    try:
+        if loop(a, b, out):
+            return out
+    except Exception:  # noqa: BLE001 (a loop Numba cannot build: NumPy's broadcasting from now on)
+        _LOOPS[name] = None
+        return None
+    if len(_NO_LOOP) > 4096:  # shapes seen once (a sweep) must not accumulate
+        _NO_LOOP.clear()
+    _NO_LOOP.add((a.shape, b.shape))
+    return None
+
+
+_MISSING = object()
+_empty = np.empty
 _WRAP = ("        t = _new(Tensor)\n        t._data = res\n        t._dtype = {dt}\n"
          "        t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None\n"
          "        t._output_nr = 0\n        t._requires_grad = False\n")
 
 
-def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, accept=None):
+def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, accept=None, params_of=None,
+              public=False, var=()):
     """Source of one op's fast path: ``fast(args, params)`` for dispatch, or (``names`` given) a
-    method ``(<names>, *, <kws>)`` falling back to ``fallback``.
+    method ``(<names>, *, <kws>)`` falling back to ``fallback`` (with ``params_of``, a method
+    ``(<names>, *<var>, **<var>)`` whose params come from ``params_of(<arrays>, <var>)``).
 
     The plan cache is keyed on the operand dtypes alone when they are all the same object (a 0-d
     operand only matters for promotion between operands of different dtypes), else on (dtype, 0-d)
@@ -377,14 +439,17 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
         guard = "not ((m := _any_mode[0]) and (MODES.stack or _FAST_OFF[0]))"
         argtuple = "args"
     else:
+        stars = "".join(f", {'**' if kw else '*'}{v}" for kw, v in var)  # *args, **kwargs as declared
         sig = ", ".join(names) + "".join(f", {k}={d!r}" for k, d in opt) + (
-            "".join(f", {k}={d!r}" if i else f", *, {k}={d!r}" for i, (k, d) in enumerate(kws)))
+            "".join(f", {k}={d!r}" if i else f", *, {k}={d!r}" for i, (k, d) in enumerate(kws))) + stars
         xs = list(order)  # the method's own parameters, in the op's order
         head = f"def method({sig}):\n"
         fall = f"return fallback({', '.join(names)}" + "".join(f", {k}" for k, _ in opt) + \
-            "".join(f", {k}={k}" for k, _ in kws) + ")"
+            "".join(f", {k}={k}" for k, _ in kws) + stars + ")"
         conds = [f"{k} is None" if d is None else f"(type({k}) is {type(d).__name__} and {k} == {d!r})"
-                 for k, d in list(opt) + list(kws)]
+                 for k, d in list(opt) + list(kws)] + [f"not {v}" for kw, v in var if kw]
+        if public:  # a TorchFunctionMode sees public functions: the fallback is one
+            conds.append("not (_any_function_mode[0] and _FUNCTION_MODES.stack)")
         guard = " and ".join(conds + ["not ((m := _any_mode[0]) and (MODES.stack or _FAST_OFF[0]))"])
         argtuple = f"({', '.join(xs)}{',' if n == 1 else ''})"
     lines = [head, f"    if {guard}:\n"]
@@ -406,6 +471,14 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
                      + ("            s = False\n" if flag and first else "")
                      + f"        else:\n            {fall}\n")
     grad = " or ".join(f"r{i}" for i in range(n))
+    ds = ", ".join(f"d{i}" for i in range(n))
+    if params_of is not None:  # the op's params from the method's *args (None: the fallback decides)
+        rest = next(v for kw, v in var if not kw)
+        lines.append(f"        try:\n            params = params_of({ds}, {rest})\n"
+                     f"        except Exception:\n            {fall}\n"
+                     f"        if params is None:\n            {fall}\n")
+    # the params the kernel gets and nodes record: dispatch's, a method's params_of result, or none
+    pvar = "params" if names is None or params_of is not None else "_NO_PARAMS"
     zs = [f"type(d{i}) is _ndarray and d{i}.ndim == 0" for i in range(n)]
     if n == 1:
         lines.append("        key = k0\n")
@@ -415,30 +488,35 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
     else:
         full = ", ".join(f"k{i}, {zs[i]}" if pointwise else f"k{i}" for i in range(n))
         lines.append(f"        key = ({full})\n")
-    ds = ", ".join(f"d{i}" for i in range(n))
-    lines.append(f"        plan = _plans.get(key)\n"
-                 f"        if plan is None:\n"
+    lines.append(f"        try:\n            plan = _plans[key]\n"
+                 f"        except KeyError:\n"
                  f"            plan = _fill_plan(op, _plans, key, {argtuple}, accept)\n"
                  f"        if not plan:\n            {fall}\n")
     if pointwise:
         consts = [f"u{j}" for j in range(len(array_ufunc(op)[1]))]
-        lines.append(f"        out_dt, onp, uf, casts{''.join(', ' + c for c in consts)} = plan\n"
+        lines.append(f"        out_dt, onp, uf, casts, bk{''.join(', ' + c for c in consts)} = plan\n"
                      "        if casts is not None:\n")
         for i in range(n):
             lines.append(f"            if casts[{i}] is not None:\n                d{i} = d{i}.astype(casts[{i}])\n")
-        kcall = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if names is None \
+        kcall = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if pvar == "params" \
             else f"op.kernel({ds})"
         # the ufunc's result already has the plan's dtype (float operands in the compute dtype); while
         # a mode is entered anywhere the kernel runs, so whatever observes kernels sees every call
-        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '_NO_PARAMS'}, res, out_dt, {grad})"
+        finish = f"return _finish(op, {argtuple}, {pvar}, res, out_dt, {grad})"
         # a NumPy scalar (from 0-d operands) becomes a 0-d array here; anything else goes to _finish
         def scalar(i):
             return (f"if type(res) is not _ndarray:\n{i}    if not isinstance(res, _generic):\n"
                     f"{i}        {finish}\n{i}    res = _asarray(res)\n")
-        lines.append(f"        if uf is not None and not m{' and not params' if names is None else ''}:\n"
-                     f"            try:\n                res = uf({', '.join([ds] + consts)})\n"
-                     f"            except Exception:\n                {fall}\n"
-                     f"            " + scalar("            ") +
+        # operands of different sizes (two tensors): a Numba loop when one is (1s, dims, 1s)
+        # (only the first operand's size is checked up front: one attribute read on the common path)
+        bcast = (f"(bk is None or (z0 := d0.size) < {_BROADCAST_MIN} or (z1 := d1.size) == z0 "
+                 "or (res := _broadcast(bk, d0, d1, z0, z1, onp)) is None)") \
+            if n == 2 else "True"
+        lines.append(f"        if uf is not None and not m{' and not params' if pvar == 'params' else ''}:\n"
+                     f"            if {bcast}:\n"
+                     f"                try:\n                    res = uf({', '.join([ds] + consts)})\n"
+                     f"                except Exception:\n                    {fall}\n"
+                     f"                " + scalar("                ") +
                      f"        else:\n"
                      f"            try:\n                res = {kcall}\n"
                      f"            except Exception:\n                {fall}\n"
@@ -448,9 +526,9 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
                      f"                res = res.astype(onp)\n")
         lines.append(_WRAP.format(dt="out_dt"))
     else:
-        call = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if names is None \
+        call = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if pvar == "params" \
             else f"op.kernel({ds})"
-        finish = f"return _finish(op, {argtuple}, {'params' if names is None else '_NO_PARAMS'}, res, None, {grad})"
+        finish = f"return _finish(op, {argtuple}, {pvar}, res, None, {grad})"
         lines.append(f"        try:\n            res = {call}\n"
                      f"        except Exception:\n            {fall}\n"
                      f"        if type(res) is not _ndarray:\n"
@@ -463,10 +541,10 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
                      f"        b = {xs[0]}._base\n"
                      f"        t = new_tensor(Tensor, res, _FROM_NP[res.dtype], None, {xs[0]} if b is None else b, "
                      f"None, {xs[0]}._vc or {xs[0]}._version_cell())\n")
-    lines.append(fast_record_source(op, xs, argtuple, "params" if names is None else "_NO_PARAMS", "        "))
+    lines.append(fast_record_source(op, xs, argtuple, pvar, "        "))
     lines.append(f"        return t\n    {fall}\n")
     src = "".join(lines)
-    src = "def make(op, _plans, accept, fallback, cls):\n" + "".join(
+    src = "def make(op, _plans, accept, fallback, cls, params_of):\n" + "".join(
         "    " + line + "\n" for line in src.splitlines()) + f"    return {'fast' if names is None else 'method'}\n"
     if DEBUG >= 2:
         print(src)
@@ -475,7 +553,8 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
     local: dict = {}
     # this module's globals: kernels are reached from ember._dispatch, and Tensor is the live class
     exec(compile(src, f"<ember fast path of {op.name}>", "exec"), globals(), local)
-    return local["make"](op, plans, accept, fallback, node_class_for(op) if op.backward is not None else None)
+    return local["make"](op, plans, accept, fallback, node_class_for(op) if op.backward is not None else None,
+                         params_of)
 
 
 _PLANS: dict = {}

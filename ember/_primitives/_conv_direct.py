@@ -43,13 +43,13 @@ def _pad_planes(x, n, ph, pw, wp, xpad):  # pragma: no cover - compiled
 # loaded feeds 4 multiply-adds, so the loops are bound by arithmetic rather than by loads and stores.
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def _forward(x, w, b, ph, pw, dh, dw, xpad, acc, out):  # pragma: no cover - compiled
-    """``w (O4, C, kh, kw)`` with O4 a multiple of 4; ``acc (4, span)`` scratch."""
+    """``w (O4, C, kh, kw)`` with O4 a multiple of 4; ``acc (4, span)`` scratch, its span rounded
+    up to whole vectors (no scalar remainder loop; the extra positions are dropped)."""
     n_, c_ = x.shape[0], x.shape[1]
     o4, kh, kw = w.shape[0], w.shape[2], w.shape[3]
     o_ = out.shape[1]
-    oh, ow = out.shape[2], out.shape[3]
     wp = x.shape[3] + 2 * pw
-    span = (oh - 1) * wp + ow
+    span = acc.shape[1]
     a0, a1, a2, a3 = acc[0], acc[1], acc[2], acc[3]
     for n in range(n_):
         _pad_planes(x, n, ph, pw, wp, xpad)
@@ -72,10 +72,10 @@ def _forward(x, w, b, ph, pw, dh, dw, xpad, acc, out):  # pragma: no cover - com
                         t0, t1, t2 = w[o + 3, c, a, 0], w[o + 3, c, a, 1], w[o + 3, c, a, 2]
                         for p in range(span):
                             x0, x1, x2 = r[p], r1[p], r2[p]
-                            a0[p] += u0 * x0 + u1 * x1 + u2 * x2
-                            a1[p] += v0 * x0 + v1 * x1 + v2 * x2
-                            a2[p] += s0 * x0 + s1 * x1 + s2 * x2
-                            a3[p] += t0 * x0 + t1 * x1 + t2 * x2
+                            a0[p] = a0[p] + u0 * x0 + u1 * x1 + u2 * x2
+                            a1[p] = a1[p] + v0 * x0 + v1 * x1 + v2 * x2
+                            a2[p] = a2[p] + s0 * x0 + s1 * x1 + s2 * x2
+                            a3[p] = a3[p] + t0 * x0 + t1 * x1 + t2 * x2
                     else:
                         for bb in range(kw):
                             rb = r[bb * dw:]
@@ -94,14 +94,14 @@ def _forward(x, w, b, ph, pw, dh, dw, xpad, acc, out):  # pragma: no cover - com
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _weight(x, g, ph, pw, dh, dw, xpad, gw, zero, out):  # pragma: no cover - compiled
     """``out (O4, C, kh, kw)`` float64 += the weight gradient (O4 a multiple of 4, ``gw (O4, span)``
-    scratch whose rows beyond O stay zero), per sample summed in ``zero``'s type (x's); False on a
-    non-finite input."""
+    scratch whose rows beyond O and positions past the last output stay zero: the span is rounded up
+    to whole vectors), per sample summed in ``zero``'s type (x's); False on a non-finite input."""
     n_, c_ = x.shape[0], x.shape[1]
     o4, kh, kw = out.shape[0], out.shape[2], out.shape[3]
     o_ = g.shape[1]
     oh, ow = g.shape[2], g.shape[3]
     wp = x.shape[3] + 2 * pw
-    span = (oh - 1) * wp + ow
+    span = gw.shape[1]
     for n in range(n_):
         if not _pad_planes(x, n, ph, pw, wp, xpad):
             return False
@@ -204,7 +204,14 @@ def _weight(x, g, ph, pw, dh, dw, xpad, gw, zero, out):  # pragma: no cover - co
 
 def _planes(c, size, padding, dtype):
     hp, wp = size[0] + 2 * padding[0], size[1] + 2 * padding[1]
-    return np.zeros((c, hp * wp + 1), dtype)  # +1: a dilated last tap may read one past (dropped)
+    return np.zeros((c, hp * wp + _VEC), dtype)  # rounded-up spans read up to _VEC past (dropped)
+
+
+_VEC = 16  # spans are rounded up to a multiple of this many positions
+
+
+def _span(oh, ow, wp):
+    return -(-((oh - 1) * wp + ow) // _VEC) * _VEC
 
 
 def _pad4(w):
@@ -224,7 +231,7 @@ def forward(x, w, b, padding, dilation, out=None):
     ow = wd + 2 * padding[1] - dilation[1] * (kw - 1)
     res = out if out is not None else np.empty((n, o, oh, ow), x.dtype)
     wp = wd + 2 * padding[1]
-    acc = np.empty((4, (oh - 1) * wp + ow), x.dtype)
+    acc = np.empty((4, _span(oh, ow, wp)), x.dtype)
     bias = np.ascontiguousarray(b, x.dtype) if b is not None else np.empty(0, x.dtype)
     _forward(x, _pad4(w), bias, padding[0], padding[1], dilation[0], dilation[1],
              _planes(c, (h, wd), padding, x.dtype), acc, res)
@@ -239,7 +246,7 @@ def weight_grad(x, g, weight_size, padding, dilation):
     oh, ow = g.shape[2:]
     wp = x.shape[3] + 2 * padding[1]
     o4 = -(-g.shape[1] // 4) * 4
-    gw = np.zeros((o4, (oh - 1) * wp + ow), x.dtype)
+    gw = np.zeros((o4, _span(oh, ow, wp)), x.dtype)
     out = np.zeros((o4,) + tuple(weight_size[1:]), np.float64)
     if not _weight(x, g, padding[0], padding[1], dilation[0], dilation[1],
                    _planes(x.shape[1], x.shape[2:], padding, x.dtype), gw, x.dtype.type(0), out):

@@ -9,10 +9,12 @@ and keeps it (keyed by the identity of the input array, dropped when that array 
 for the weight gradient, which is then one GEMM against the output gradient (off by default, below). 1x1 convolutions (stride 1,
 no padding) skip im2col: the input is its own column matrix. ``col2im`` adds the GEMM's columns back
 tap by tap into a zero-padded canvas, again block by block (strided 2-d: a Numba pass straight into
-the result). Two cases leave im2col (measured faster): stride-1 3x3 convs with many channels run
-Winograd F(2x2, 3x3) (``_conv_winograd``) and few-channel stride-1 convs run direct loops
-(``_conv_direct``); both are Numba, imported on first use, and hand back to im2col on inputs they
-cannot take exactly (non-finite values).
+the result). Three cases leave im2col (measured faster): stride-1 3x3 convs with many channels run
+Winograd F(2x2, 3x3) (``_conv_winograd``), few-channel stride-1 convs run direct loops
+(``_conv_direct``), and stride-1 float32 convs with few output channels (LeNet-5's second) run loops
+with the batch in the vector lanes (``_conv_lanes``, which also adds back strided float32 input
+gradients); all are Numba, imported on first use, and hand back to im2col on inputs they cannot
+take exactly (non-finite values).
 
 Example:
     >>> import numpy as np
@@ -75,6 +77,32 @@ def _direct(x, w_shape, stride, padding, dilation, c, weight_grad=False):
         return None
     from . import _conv_direct as D  # Numba: imported on first use
     return D
+
+
+LANES_MAX_OUT = 16  # batch-in-lanes loops: stride-1 2-d convs with at most this many output
+LANES_MIN_CHANNELS = 5  # channels, at least this many input channels (fewer: the direct loops),
+LANES_3X3_PLANE = 400  # 5-wide kernels, or 3-wide ones on planes of at most this many positions,
+LANES_MIN_BATCH = 16  # a batch filling the 16 lanes (a smaller one computes spare lanes),
+LANES_SAMPLE_BYTES = 1 << 18  # and per sample at most this much input / output / columns (blocks of
+# 16 samples then stay within im2col's 4 MB)
+
+
+def _lanes(dtype, k, stride, c, o, size, out_size, n):
+    """The batch-in-lanes module when it takes this convolution (measured faster than im2col: few
+    output channels, where im2col's columns cost as much as the GEMM). ``c``/``o``/``size``/
+    ``out_size`` are the forward conv's input channels, output channels, input and output planes
+    whichever of its three products is computed. float32 only (one compiled version of each loop:
+    float64 convs keep im2col)."""
+    if (len(k) != 2 or any(s != 1 for s in stride) or dtype != _FLOATS[0] or o > LANES_MAX_OUT
+            or c < LANES_MIN_CHANNELS or n < LANES_MIN_BATCH
+            or n * o * prod(out_size) < NUMBA_MIN_OUTPUTS):
+        return None
+    if k[1] != 5 and not (k[1] == 3 and prod(size) <= LANES_3X3_PLANE):
+        return None
+    if max(c * prod(size), c * prod(k) * prod(out_size)) * dtype.itemsize > LANES_SAMPLE_BYTES:
+        return None
+    from . import _conv_lanes as B  # Numba: imported on first use
+    return B
 
 
 def _zeros(shape, dtype):
@@ -295,6 +323,10 @@ def conv_forward(x, w, b, stride, padding, dilation, out=None, cache=True):
     if W is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
         if W.forward(x, w, b, padding, out=res) is not None:
             return res
+    B = _lanes(x.dtype, k, stride, c, o, x.shape[2:], osz, n)
+    if B is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype):
+        if B.forward(x, w, b, padding, dilation, out=res) is not None:
+            return res
     D = _direct(x, w.shape, stride, padding, dilation, c)
     if D is not None and w.dtype == x.dtype and (b is None or b.dtype == x.dtype) and (
             out is None or out.flags.c_contiguous):
@@ -375,6 +407,11 @@ def conv_weight(x, g, weight_size, stride, padding, dilation):
         gw = W.weight_grad(x, g, padding)
         if gw is not None:
             return gw
+    B = _lanes(x.dtype, k, stride, c, o, x.shape[2:], osz, n)
+    if B is not None and g.dtype == x.dtype:
+        gw = B.weight_grad(x, g, weight_size, padding, dilation)
+        if gw is not None:
+            return gw
     D = _direct(x, weight_size, stride, padding, dilation, c, weight_grad=True)
     if D is not None and g.dtype == x.dtype:
         gw = D.weight_grad(x, g, weight_size, padding, dilation)
@@ -446,6 +483,15 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
         if tuple(s + 2 * q - 2 for s, q in zip(insz, pad)) == size:
             if W.forward(x, wf, None, pad, out=res) is not None:
                 return res
+    B = _lanes(x.dtype, k, stride, cout, cin, size, insz, n)
+    if B is not None and w.dtype == x.dtype and _out_size(size, k, stride, padding, dilation) == insz:
+        return B.transpose(x, w, stride, padding, dilation, size, out=res)
+    if (len(k) == 2 and any(s != 1 for s in stride) and x.dtype == w.dtype == _FLOATS[0]
+            and n >= LANES_MIN_BATCH and n * cout * prod(size) >= NUMBA_MIN_OUTPUTS
+            and cout * max(prod(size), prod(k) * L) * x.itemsize <= LANES_SAMPLE_BYTES):
+        # strided: col2im on batch-innermost columns (vectorised adds; measured 2x the col2im below)
+        from . import _conv_lanes as B
+        return B.transpose(x, w, stride, padding, dilation, size, out=res)
     ck = cout * prod(k)
     full = (slice(None),)
     if _wide_ok(stride, size, k, padding, dilation, insz) and _finite(w):  # (see conv_weight)
@@ -464,7 +510,7 @@ def conv_transpose(x, w, stride, padding, dilation, size, out=None):
         return res
     nb = _block(n, ck * L * x.itemsize)
     padded = tuple(s + 2 * p for s, p in zip(size, padding))
-    # strided (or not wide) 2-d: Numba's col2im (measured faster here; slower than wide rows)
+    # strided float64 (or not wide) 2-d: Numba's col2im (measured faster here; slower than wide rows)
     numba_ok = len(k) == 2 and x.dtype in _FLOATS and w.dtype == x.dtype and res.flags.c_contiguous
     for n0 in range(0, n, nb):
         n1 = min(n, n0 + nb)

@@ -135,17 +135,76 @@ def _(grad, *, dim, sizes):
 # ----------------------------------------------------------------------------- flip / roll
 @primitive("flip", kind="other")
 def flip(a, *, dims):
-    # a copy: ember tensors never carry NumPy's negative strides; a reversed-slice view first (dims
-    # are normalised already; np.flip's own axis handling costs more than the copy of a small image)
+    # a copy: ember tensors never carry NumPy's negative strides. Reversing the last dim of a
+    # C-contiguous array is a loop over rows (NumPy's copy of a reversed view is element by element,
+    # ~4x a plain copy); other dims are a reversed-slice view copied (contiguous rows). dims are
+    # normalised already (np.flip's own axis handling costs more than the copy of a small image)
     if not dims or not a.ndim:  # a 0-d tensor flips along its one (implicit) dim: a copy
         return a.copy()
+    last = a.ndim - 1
+    if last in dims and a.size >= _ROWS_MIN and a.flags.c_contiguous:
+        loop = _REVERSE_ROWS[0]
+        if loop is None:
+            loop = _compile_reverse_rows()  # None during the warm-up
+        rows = a if a.dtype in _ROW_DTYPES else _as_unsigned(a)
+        if loop and rows is not None:
+            out = _empty(a.shape, a.dtype)
+            loop(rows, out if rows is a else out.view(rows.dtype))
+            if len(dims) == 1:
+                return out
+            a, dims = out, [d for d in dims if d != last]
     index = [_ALL] * a.ndim
     for d in dims:
         index[d] = _REVERSED
-    return np.ascontiguousarray(a[tuple(index)])
+    return a[tuple(index)].copy()
 
 
 _ALL, _REVERSED = slice(None), slice(None, None, -1)
+_empty = np.empty
+_ROWS_MIN = 256  # smaller arrays copy a reversed view (and never import Numba)
+# float32/float64 rows are reversed as they are; other dtypes as unsigned integers of their width
+# (the same bytes moved: fewer compiled variants, and bfloat16/float16 need no Numba support)
+_ROW_DTYPES = {np.dtype(t): None for t in (np.float32, np.float64)}
+_ROW_DTYPES.update({np.dtype(f"u{k}"): None for k in (1, 2, 4, 8)})
+_AS_UNSIGNED = {k: np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
+_REVERSE_ROWS: list = [None]  # the compiled loop, or False without Numba
+REVERSE_ROWS_WARMUP = 1000  # large last-dim flips before the loop is loaded (tests set 0)
+_REVERSE_ROWS_CALLS = [0]
+
+
+def _compile_reverse_rows():
+    """The compiled ``_reverse_rows``, False without Numba, or None for the first
+    ``REVERSE_ROWS_WARMUP`` calls (Numba's first load costs ~1 s in a fresh process: only code that
+    flips often pays it)."""
+    _REVERSE_ROWS_CALLS[0] += 1
+    if _REVERSE_ROWS_CALLS[0] < REVERSE_ROWS_WARMUP:
+        return None
+    try:
+        from numba import njit  # noqa: PLC0415 (heavy and optional: only large flips use it)
+        _REVERSE_ROWS[0] = njit(cache=True, nogil=True)(_reverse_rows)
+    except ImportError:
+        _REVERSE_ROWS[0] = False
+    return _REVERSE_ROWS[0]
+
+
+def _as_unsigned(a):
+    """``a`` seen as unsigned integers of its width (None for widths without one: complex128)."""
+    u = _AS_UNSIGNED.get(a.dtype.itemsize)
+    return a.view(u) if u is not None else None
+
+
+def _reverse_rows(src, dst):  # pragma: no cover - compiled by Numba
+    """``dst[..., j] = src[..., n - 1 - j]`` for C-contiguous ``src`` and ``dst`` of one shape."""
+    n = np.uint64(src.shape[-1])
+    s = src.reshape(-1)
+    d = dst.reshape(-1)
+    if n == 0:
+        return
+    for r in range(np.uint64(s.size) // n):  # unsigned indices: no wraparound checks, so it vectorises
+        start = r * n
+        end = start + n - np.uint64(1)
+        for j in range(n):
+            d[start + j] = s[end - j]
 
 
 flip.meta(same_meta)

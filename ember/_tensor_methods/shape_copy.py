@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import get_default_device
-from .._dispatch import dispatch, wrap
+from .._dispatch import dispatch, fast_method, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
 from .._errors import dtype_title
 from .._shape import broadcast_shapes as _broadcast_shapes, normalize_dim
@@ -30,14 +30,20 @@ from ._args import TensorBase, as_device, as_dtype, size_args
 __all__ = ["ShapeCopyMixin", "FUNCTIONS"]
 
 
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+
+
 def _tensor_list(tensors, name: str) -> list:
     if isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
-    for t in tensors:
+    for i, t in enumerate(tensors):
         if not isinstance(t, TensorBase):
-            raise TypeError(f"expected Tensor as element {list(tensors).index(t)} in argument 0, but got "
-                            f"{type(t).__name__}")
+            # the C type name torch prints: module-qualified for extension types (numpy.ndarray)
+            c = type(t)
+            kind = c.__name__ if c.__module__ == "builtins" or c.__flags__ & _HEAPTYPE else \
+                f"{c.__module__}.{c.__qualname__}"
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {kind}")
     return list(tensors)
 
 
@@ -146,12 +152,22 @@ def flip(input, *dims, **kwargs):
         if dims or set(kwargs) != {"dims"}:
             raise TypeError(f"flip() got an unexpected keyword argument {next(iter(set(kwargs) - {'dims'}), 'dims')!r}")
         dims = (kwargs["dims"],)
-    elif len(dims) == 1 and type(dims[0]) is int:  # x.flip(-1), the common case, inline
-        d, k = input._data, dims[0]
-        n = d.ndim if d is not None else input.dim()
-        if -n <= k < n:
-            return dispatch(SC.flip, input, dims=(k % n,))
     return dispatch(SC.flip, input, dims=_dims(dims, input.dim()))
+
+
+def _flip_params(d, dims):
+    """``x.flip(k)``'s params for one int ``k`` in range of the array ``d`` (else None: ``flip``)."""
+    if len(dims) == 1:
+        k = dims[0]
+        if type(k) is int:
+            n = d.ndim
+            if -n <= k < n:
+                return {"dims": (k % n,)}
+    return None
+
+
+# the method: ``x.flip(-1)`` on the fast path, generated from the op (anything else calls ``flip``)
+_flip_method = fast_method(SC.flip, flip, params_of=_flip_params, public=True)
 
 
 @public
@@ -640,7 +656,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 class ShapeCopyMixin:
     __slots__ = ()
-    flip, fliplr, flipud, roll, rot90 = flip, fliplr, flipud, roll, rot90
+    flip, fliplr, flipud, roll, rot90 = _flip_method, fliplr, flipud, roll, rot90
     repeat, tile = public(repeat), tile
     tril, tril_, triu, triu_ = tril, tril_, triu, triu_
     broadcast_to = broadcast_to

@@ -100,3 +100,77 @@ def test_collate_keeps_autograd_for_tensors_requiring_grad():
     out = default_collate([a, a * 2])
     out.sum().backward()
     assert a.grad.tolist() == [3.0, 3.0]
+
+
+# ---- the DataLoader's batches (samples fetched one by one, then default_collate) are torch's
+class _Samples:
+    """A map-style dataset whose ``__getitem__`` is ``make(T, i, self)``."""
+
+    def __init__(self, T, make, n=6):
+        self.T, self.make, self.n, self.kept = T, make, n, []
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return self.make(self.T, i, self)
+
+
+def _reuse(T, i, ds):  # one buffer refilled per sample: every row shows the last fill
+    if not ds.kept:
+        ds.kept.append(T.zeros(2, 3))
+    ds.kept[0].fill_(i)
+    return ds.kept[0], i
+
+
+def _kept_and_changed(T, i, ds):  # the dataset keeps its samples and writes into them later
+    for old in ds.kept:
+        old.add_(100)
+    x = T.full((2,), float(i))
+    ds.kept.append(x)
+    return x, i
+
+
+SAMPLES = {
+    "tensor_int": lambda T, i, ds: (T.arange(6.0).reshape(2, 3) * i, i),
+    "bare_tensor": lambda T, i, ds: T.arange(4) + i,
+    "mixed_fields": lambda T, i, ds: (T.ones(3, dtype=T.float64) * i, np.int64(i), i / 2, f"s{i}", T.tensor(i)),
+    "views": lambda T, i, ds: (T.arange(24.0).reshape(6, 4)[i], i),
+    "noncontig_views": lambda T, i, ds: (T.arange(24.0).reshape(4, 6)[:, i], i),
+    "reused_buffer": _reuse,
+    "kept_and_changed": _kept_and_changed,
+    "shape_changes": lambda T, i, ds: (T.zeros(2 if i < 3 else 3), i),
+    "dtype_changes": lambda T, i, ds: (T.zeros(2, dtype=T.float32 if i < 2 else T.float64), i),
+    "grad_midway": lambda T, i, ds: (T.ones(2, requires_grad=i == 2) * 1.0, i),
+    "length_changes": lambda T, i, ds: (T.zeros(2), i) if i < 4 else (T.zeros(2),),
+    "type_changes": lambda T, i, ds: (T.zeros(2), i) if i < 3 else [T.zeros(2), i],
+    "field_type_changes": lambda T, i, ds: (T.zeros(2) if i < 3 else np.zeros(2, np.float32), i),
+    "bad_field_midway": lambda T, i, ds: (T.zeros(2), i if i < 3 else [i]),
+    "int_then_float": lambda T, i, ds: (T.zeros(2), i if i < 3 else i + 0.5),
+    "first_not_tensor": lambda T, i, ds: (i, T.zeros(2)),
+    "dicts": lambda T, i, ds: {"x": T.zeros(2) + i, "y": i},
+}
+
+
+def _batches(T, name, batch_size=4):
+    import torch.utils.data as tdata
+    dm = tdata if T is torch else ember.utils.data
+    loader = dm.DataLoader(_Samples(T, SAMPLES[name]), batch_size=batch_size)
+    try:
+        return [b for b in loader]
+    except Exception as e:  # noqa: BLE001 - both must raise alike
+        return ("raised", type(e), str(e).replace("torch.", ""))
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_dataloader_batches_match_torch(name):
+    ours, theirs = _batches(ember, name), _batches(torch, name)
+    if isinstance(theirs, tuple):
+        assert ours[:2] == theirs[:2], (ours, theirs)
+        return
+    assert not isinstance(ours, tuple), ours
+    if name == "grad_midway":
+        assert ours[0][0].requires_grad and theirs[0][0].requires_grad
+        ours, theirs = ([[x.detach(), y] for x, y in bs] for bs in (ours, theirs))
+    for a, b in zip(ours, theirs, strict=True):
+        _same(a, b)
