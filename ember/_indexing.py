@@ -22,7 +22,8 @@ from . import _dtype as D
 from ._tensor_base import _TENSOR_CLASS, TensorBase, new_tensor, wrap
 from .autograd._recording import recorder_for
 from .autograd.grad_mode import LEAN, STATE, is_grad_enabled
-from .overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
+from ._dispatch_inplace import WRITE_HOOKS
+from .overrides import _FUNCTION_MODES, PLAIN_TYPES, handle_torch_function, has_torch_function
 from ._primitives import view as V
 
 __all__ = ["getitem", "setitem"]
@@ -278,6 +279,21 @@ def _strip_ones(v, ndim):
 
 def setitem(t, index, value):
     """``t[index] = value``: copy into the view (basic) or ``index_put_`` (advanced), with autograd."""
+    if ((tv := type(value)) is float or tv is int) and type(t) in PLAIN_TYPES and not t._requires_grad \
+            and not WRITE_HOOKS and not (_any_mode[0] and (MODES.stack or _FUNCTION_MODES.stack)):
+        # fast path of ``t[i] = 1.0``, ``t[a:b] = 0``, ``t[i, j] = v`` on a cpu tensor outside autograd:
+        # a number the dtype stores as given, written through NumPy's basic indexing into the memory
+        # the select/slice view chain would reach; the view's version counter is bumped as copy_ does
+        d = t._data
+        if d is not None and d.ndim and d.flags.writeable and t._dtype is not D.complex32 \
+                and (r := PLAIN_RANGE.get(t._dtype)) is not None and r[0] <= value <= r[1]:
+            ti = type(index)
+            if (ti is int and -d.shape[0] <= index < d.shape[0]) or (ti is slice and _plain_slice(index)) \
+                    or (ti is tuple and index and len(index) <= d.ndim and _basic_tuple(index, d.shape)):
+                d[index] = value
+                vc = t._vc
+                (vc if vc is not None else t._version_cell()).value += 1
+                return
     index = _normalize(index, t)
     index = _expand_ellipsis(index, t.dim())
     view, advanced = _basic_view(t, index)

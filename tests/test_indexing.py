@@ -318,3 +318,58 @@ def test_fast_tensor_index_errors_grad_and_fallbacks():
     same(e.grad, g.grad)
     m = ember.zeros(3, 2, device="meta")
     assert m[ember.tensor([0, 2], device="meta")].shape == (2, 2)
+
+
+_SETITEM_CASES = [  # (dtype name, index, value): the number fast path and its neighbours
+    ("float32", 0, 1.5), ("float32", -1, 2), ("float32", slice(1, 3), 0.25), ("float32", (1, 2), -7.0),
+    ("float32", slice(None, None, 2), 3.0), ("float32", (slice(0, 2), 1), 9.0), ("int32", (0, 1), 2.7),
+    ("int64", 1, -3), ("uint8", 0, -1), ("uint8", 1, 255), ("int8", 0, 127.9), ("bool", 1, 2),
+    ("float16", 0, 70000.0), ("float64", 2, float("nan")), ("complex64", 0, 1.5), ("float32", 5, 1.0),
+    ("uint8", 0, 300), ("int16", (0, 9), 1),
+]
+
+
+@pytest.mark.parametrize("dtype,index,value", _SETITEM_CASES)
+def test_setitem_number_matches_torch(dtype, index, value):
+    """``t[index] = number`` (the fast path where it applies): values, errors, and one version bump
+    on the tensor and a view sharing its memory, against torch."""
+    results = []
+    for lib in (ember, torch):
+        t = lib.arange(12).reshape(3, 4).to(getattr(lib, dtype))
+        view = t[1:]
+        v0, w0 = t._version, view._version
+        try:
+            view[index] = value
+        except Exception as e:  # noqa: BLE001 (compared with torch's)
+            results.append((type(e), str(e)))
+            continue
+        results.append((t.tolist(), t._version - v0, view._version - w0))
+    e, t = results
+    if isinstance(t[0], list):
+        np.testing.assert_equal(np.array(e[0]), np.array(t[0]))
+        assert e[1:] == t[1:]
+    else:
+        assert e[0] is t[0] and e[1] == t[1]
+
+
+def test_setitem_number_in_modes_and_autograd():
+    """The number fast path steps aside for autograd (CopySlices recorded) and dispatch modes."""
+    from ember.utils._python_dispatch import TorchDispatchMode
+
+    class Log(TorchDispatchMode):
+        def __init__(self):
+            self.log = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.log.append(func.name)
+            return func(*args, **(kwargs or {}))
+
+    x = ember.ones(3, requires_grad=True)
+    y = x * 2
+    y[0] = 5.0
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 2.0]
+    t = ember.zeros(3)
+    with Log() as mode:
+        t[1] = 4.0
+    assert mode.log and t.tolist() == [0.0, 4.0, 0.0]
