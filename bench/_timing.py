@@ -16,3 +16,25 @@ def time_step(step, steps: int, repeats: int, warmup: int, clock=time.perf_count
             step()
         best = min(best, (clock() - t0) / steps)
     return best * 1e3
+
+
+def micro_parser(description: str):
+    """The options of the per-call microbenchmarks: ``--number`` calls per timing, best of
+    ``--repeat``, median of ``--runs``, ``--thread-time``."""
+    import argparse  # noqa: PLC0415
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--number", type=int, default=20000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--thread-time", action="store_true",
+                        help="time with this thread's CPU clock (less disturbed by other processes)")
+    return parser
+
+
+def median_us(fn, args) -> float:
+    """Microseconds per call of ``fn``: the median over ``args.runs`` of the best of ``args.repeat``
+    timings of ``args.number`` calls (options of :func:`micro_parser`)."""
+    import statistics  # noqa: PLC0415
+    clock = time.thread_time if args.thread_time else time.perf_counter
+    return statistics.median(time_step(fn, args.number, args.repeat, 0, clock)
+                             for _ in range(args.runs)) * 1e3

@@ -7,14 +7,12 @@ Usage: ``python bench/complex_parts.py [--number N] [--repeat R] [--runs K] [--t
 """
 from __future__ import annotations
 
-import argparse
 import os
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import statistics  # noqa: E402
-import time  # noqa: E402
+import _timing  # noqa: E402  (bench/ is on sys.path when a benchmark runs)
 
 import numpy as np  # noqa: E402
 
@@ -29,25 +27,8 @@ CASES = [("complex x.real", lambda c, g, r: c.real), ("complex x.imag", lambda c
          ("x.imag = 1.0", lambda c, g, r: _set_imag(c)), ("x.real.mul_(1)", lambda c, g, r: c.real.mul_(1))]
 
 
-def _best_us(fn, number, repeat, clock):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = clock()
-        for _ in range(number):
-            fn()
-        best = min(best, (clock() - t0) / number)
-    return best * 1e6
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--number", type=int, default=20000)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--thread-time", action="store_true",
-                        help="time with this thread's CPU clock (less disturbed by other processes)")
-    args = parser.parse_args()
-    clock = time.thread_time if args.thread_time else time.perf_counter
+    args = _timing.micro_parser(__doc__.splitlines()[0]).parse_args()
 
     import torch
 
@@ -62,8 +43,7 @@ def main() -> None:
     for name, fn in CASES:
         t = {}
         for lib, xs in inputs.items():
-            t[lib] = statistics.median(_best_us(lambda xs=xs: fn(*xs), args.number, args.repeat, clock)
-                                       for _ in range(args.runs))
+            t[lib] = _timing.median_us(lambda xs=xs: fn(*xs), args)
         print(f"{name:<26}{t[torch]:>10.2f}{t[ember]:>10.2f}{t[ember] / t[torch]:>8.2f}")
 
 

@@ -7,14 +7,12 @@ Usage: ``python bench/scalar_fill.py [--number N] [--repeat R] [--runs K] [--thr
 """
 from __future__ import annotations
 
-import argparse
 import os
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import statistics  # noqa: E402
-import time  # noqa: E402
+import _timing  # noqa: E402  (bench/ is on sys.path when a benchmark runs)
 
 
 def _cases(lib):
@@ -33,25 +31,8 @@ def _cases(lib):
             ("x.masked_fill_(mask, 1.0)", lambda: x.masked_fill_(mask, 1.0))]
 
 
-def _best_us(fn, number, repeat, clock):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = clock()
-        for _ in range(number):
-            fn()
-        best = min(best, (clock() - t0) / number)
-    return best * 1e6
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--number", type=int, default=20000)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--thread-time", action="store_true",
-                        help="time with this thread's CPU clock (less disturbed by other processes)")
-    args = parser.parse_args()
-    clock = time.thread_time if args.thread_time else time.perf_counter
+    args = _timing.micro_parser(__doc__.splitlines()[0]).parse_args()
 
     import torch
 
@@ -60,8 +41,7 @@ def main() -> None:
     cases = {lib: _cases(lib) for lib in (torch, ember)}
     print(f"{'case':28s} {'ember us':>9s} {'torch us':>9s} {'ratio':>6s}")
     for k, (name, _) in enumerate(cases[ember]):
-        us = {lib: statistics.median(_best_us(cases[lib][k][1], args.number, args.repeat, clock)
-                                     for _ in range(args.runs)) for lib in (torch, ember)}
+        us = {lib: _timing.median_us(cases[lib][k][1], args) for lib in (torch, ember)}
         print(f"{name:28s} {us[ember]:9.3f} {us[torch]:9.3f} {us[ember] / us[torch]:6.2f}")
 
 
