@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._dtype_complex32 import cast as _chalf_cast, refuse as _chalf_refuse
-from ._dtype_scalar import checked_scalar, fill_scalar
+from ._dtype_scalar import FILL_RANGE, checked_scalar, fill_scalar
 from ._device import CPU, META, get_default_device
 from ._dispatch import dispatch, wrap, wrap_meta
 from ._storage import VersionCounter
@@ -279,15 +279,30 @@ def _sized(size, dtype, device):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None, **kw):
     """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros(size=(2, 3))``."""
-    return full(_size_of(size, kw, "zeros"), 0, dtype=as_dtype(dtype) or D.get_default_dtype(),
-                device=device, requires_grad=requires_grad, out=out)
+    size = _size_of(size, kw, "zeros")
+    try:
+        return _filled(size, 0, dtype, device, out, requires_grad)
+    except RuntimeError as e:
+        if min(size, default=0) < 0 and _device(device) is CPU:  # torch's cpu zeros words it its own way
+            raise RuntimeError("zeros: Dimension size must be non-negative.") from None
+        raise e
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, memory_format=None, **kw):
     """A tensor of ones: ``ones(2, 3)``, ``ones((2, 3))``."""
-    return full(_size_of(size, kw, "ones"), 1, dtype=as_dtype(dtype) or D.get_default_dtype(),
-                device=device, requires_grad=requires_grad, out=out)
+    return _filled(_size_of(size, kw, "ones"), 1, dtype, device, out, requires_grad)
+
+
+def _filled(size: tuple, value, dtype, device, out, requires_grad):
+    """``full`` for a normalised size and a Python number: the number through torch's checked
+    conversion unless the dtype stores it as given (0 and 1 always are, but for quantized dtypes)."""
+    dt = as_dtype(dtype) or D.get_default_dtype()
+    r = FILL_RANGE.get(dt)
+    if r is None or not r[0] <= value <= r[1]:
+        value = fill_scalar(value, dt)
+    return _into(dispatch(C.full, size=size, fill_value=value, dtype=dt, device=_device(device)), out,
+                 requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,

@@ -263,7 +263,33 @@ def _install_fast(op):
     """Generate ``op.fast`` on the op's first call (False when the op has no fast path)."""
     ok = not DEBUG and op.num_outputs == 1 and op.kind not in _NO_FAST_KINDS and op.input_names
     op.fast = _generate(op, len(op.input_names)) if ok else False
+    if not op.fast and not DEBUG and op.kind == "creation" and op.num_outputs == 1 and op.simple_out \
+            and not op.input_names:
+        op.fast = _creation_fast(op)
     return op.fast or (lambda args, params: _general(op, args, params))
+
+
+def _creation_fast(op):
+    """The fast path of a creation op (no tensor inputs): on cpu outside dispatch modes the kernel's
+    array is wrapped as ``_general`` would; anything else, and any exception, takes ``_general``
+    (which raises torch's error)."""
+    def fast(args, params):
+        if args or params.get("device", CPU) is not CPU or (_any_mode[0] and (MODES.stack or _FAST_OFF[0])):
+            return _general(op, args, params)
+        try:
+            res = op.kernel(**params)
+        except Exception:  # noqa: BLE001 (the general path re-runs it and explains the failure)
+            return _general(op, args, params)
+        if type(res) is not _ndarray:
+            return _wrap_out(op, res, args, None, None)
+        t = _new(Tensor)
+        t._data = res
+        t._dtype = _FROM_NP[res.dtype]
+        t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
+        t._output_nr = 0
+        t._requires_grad = False
+        return t
+    return fast
 
 
 def fast_method(op, fallback, swap: bool = False, accept=None, params_of=None, public: bool = False):

@@ -339,3 +339,31 @@ def test_linspace_float32_is_bitwise_torchs():
         a64 = torch.linspace(start, end, steps, dtype=torch.float64).numpy()
         b64 = ember.linspace(start, end, steps, dtype=ember.float64).numpy()
         np.testing.assert_allclose(b64, a64, rtol=0, atol=4e-16 * max(abs(start), abs(end)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.zeros(-1), lambda lib: lib.zeros(2, -3), lambda lib: lib.ones(2, -1),
+    lambda lib: lib.full((-1,), 1.0), lambda lib: lib.empty(-2), lambda lib: lib.zeros(2, -1, device="meta"),
+    lambda lib: lib.empty(-1, device="meta")])
+def test_negative_sizes_raise_torchs_error(make):
+    errors = []
+    for lib in (ember, torch):
+        with pytest.raises(Exception) as info:
+            make(lib)
+        errors.append((info.type, str(info.value)))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int8", "uint8", "int64",
+                                   "bool", "complex64", "complex32"])
+@pytest.mark.parametrize("value", [0, 1, -0.0, 2.5, 7])
+def test_full_values_match_torch(dtype, value):
+    """``full``'s kernel (zeros for an int 0, else a fill) stores what torch stores, bit for bit."""
+    if dtype == "uint8" and value == -0.0:
+        value = 0.0
+    e = ember.full((3,), value, dtype=getattr(ember, dtype))
+    t = torch.full((3,), value, dtype=getattr(torch, dtype))
+    if dtype == "complex32":
+        e, t = ember.view_as_real(e), torch.view_as_real(t)
+    assert e.numpy().tobytes() == t.numpy().tobytes() if dtype != "bfloat16" else \
+        e.float().numpy().tobytes() == t.float().numpy().tobytes()

@@ -17,6 +17,11 @@ def size_args(args, name: str = "size") -> tuple:
         if isinstance(a, TensorBase):
             return tuple(int(x) for x in a.tolist()) if a.dim() else (int(a.item()),)
         args = tuple(a)
+    for s in args:
+        if type(s) is not int:
+            break
+    else:
+        return args if type(args) is tuple else tuple(args)  # the common case: plain ints
     out = []
     for s in args:
         if isinstance(s, TensorBase):
