@@ -347,13 +347,13 @@ def _like(input, dtype, device):
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     s, dt, dev = _like(input, dtype, device)
-    return full(s, 0, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _filled(s, 0, dt, dev, None, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     s, dt, dev = _like(input, dtype, device)
-    return full(s, 1, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _filled(s, 1, dt, dev, None, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
