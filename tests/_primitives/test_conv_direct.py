@@ -10,6 +10,8 @@ import torch
 import ember
 from ember._primitives import _conv_direct, _conv_kernels
 
+from ._conv_compare import compare
+
 CASES = [
     ((3, 3, 9, 8), (16, 3, 3, 3), dict(padding=1)),
     ((2, 1, 7, 10), (5, 1, 3, 3), dict(padding=0)),
@@ -26,23 +28,8 @@ def _small_convs_too(monkeypatch):
     monkeypatch.setattr(_conv_kernels, "NUMBA_MIN_OUTPUTS", 0)
 
 
-def _run(lib, x, w, b, kw, g):
-    x = lib.tensor(x, requires_grad=True)
-    w = lib.tensor(w, requires_grad=True)
-    b = lib.tensor(b, requires_grad=True)
-    lib.nn.functional.conv2d(x, w, b, **kw).backward(lib.tensor(g))
-    return [lib.nn.functional.conv2d(x, w, b, **kw).detach()] + [v.grad for v in (x, w, b)]
-
-
 def _compare(xs, ws, kw, dtype, x=None, **tol):
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(xs).astype(dtype) if x is None else x
-    w = (rng.standard_normal(ws) * 0.2).astype(dtype)  # outputs of order 1: float32 sums within tolerance
-    b = rng.standard_normal(ws[:1]).astype(dtype)
-    g = rng.standard_normal(tuple(torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), **kw)
-                                  .shape)).astype(dtype)
-    for e, t in zip(_run(ember, x, w, b, kw, g), _run(torch, x, w, b, kw, g)):
-        torch.testing.assert_close(torch.from_numpy(e.numpy()), t, equal_nan=True, **tol)
+    compare(xs, ws, kw, dtype, x=x, w_scale=0.2, **tol)  # outputs of order 1
 
 
 def test_direct_runs_for_few_channels(monkeypatch):

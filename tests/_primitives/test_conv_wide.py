@@ -10,6 +10,8 @@ import torch
 import ember
 from ember._primitives import _conv_kernels
 
+from ._conv_compare import compare
+
 # (x shape, w shape, kwargs): short output rows (< SHORT_ROW) and C*K in [WIDE_WEIGHT_CK, 320]
 CASES = [
     ((3, 8, 9, 8), (5, 8, 3, 3), dict(padding=1)),
@@ -21,25 +23,8 @@ CASES = [
 ]
 
 
-def _run(lib, x, w, b, kw, g):
-    x = lib.tensor(x, requires_grad=True)
-    w = lib.tensor(w, requires_grad=True)
-    b = lib.tensor(b, requires_grad=True)
-    y = getattr(lib.nn.functional, f"conv{x.dim() - 2}d")(x, w, b, **kw)
-    y.backward(lib.tensor(g))
-    return [v.detach().numpy() for v in (y, x.grad, w.grad, b.grad)]
-
-
 def _compare(xs, ws, kw, dtype, tol, x=None):
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(xs).astype(dtype) if x is None else x
-    w = rng.standard_normal(ws).astype(dtype)
-    b = rng.standard_normal(ws[:1]).astype(dtype)
-    y = torch.nn.functional.__dict__[f"conv{len(xs) - 2}d"](torch.tensor(x), torch.tensor(w),
-                                                            torch.tensor(b), **kw)
-    g = rng.standard_normal(tuple(y.shape)).astype(dtype)
-    for e, t in zip(_run(ember, x, w, b, kw, g), _run(torch, x, w, b, kw, g)):
-        np.testing.assert_allclose(e, t, rtol=tol, atol=tol, equal_nan=True)
+    compare(xs, ws, kw, dtype, x=x, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("xs,ws,kw", CASES)

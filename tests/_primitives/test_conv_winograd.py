@@ -10,6 +10,8 @@ import torch
 import ember
 from ember._primitives import _conv_kernels, _conv_winograd
 
+from ._conv_compare import compare
+
 C = _conv_kernels.WINOGRAD_CHANNELS
 CASES = [
     ((2, C, 9, 8), (C, C, 3, 3), dict(padding=1)),
@@ -26,25 +28,8 @@ def _small_convs_too(monkeypatch):
     monkeypatch.setattr(_conv_kernels, "NUMBA_MIN_OUTPUTS", 0)
 
 
-def _run(lib, x, w, b, kw, g, transposed=False):
-    x = lib.tensor(x, requires_grad=True)
-    w = lib.tensor(w, requires_grad=True)
-    b = lib.tensor(b, requires_grad=True)
-    f = lib.nn.functional.conv_transpose2d if transposed else lib.nn.functional.conv2d
-    y = f(x, w, b, **kw)
-    y.backward(lib.tensor(g))
-    return [v.detach() for v in (y, x.grad, w.grad, b.grad)]
-
-
 def _compare(xs, ws, kw, dtype, x=None, transposed=False):
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(xs).astype(dtype) if x is None else x
-    w = (rng.standard_normal(ws) * 0.1).astype(dtype)
-    b = rng.standard_normal(ws[1] * kw.get("groups", 1) if transposed else ws[0]).astype(dtype)
-    f = torch.nn.functional.conv_transpose2d if transposed else torch.nn.functional.conv2d
-    g = rng.standard_normal(tuple(f(torch.tensor(x), torch.tensor(w), None, **kw).shape)).astype(dtype)
-    for e, t in zip(_run(ember, x, w, b, kw, g, transposed), _run(torch, x, w, b, kw, g, transposed)):
-        torch.testing.assert_close(torch.from_numpy(e.numpy()), t, equal_nan=True)
+    compare(xs, ws, kw, dtype, x=x, transposed=transposed, w_scale=0.1)
 
 
 def test_winograd_runs_for_these_cases(monkeypatch):
