@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._dtype_complex32 import cast as _chalf_cast, refuse as _chalf_refuse
-from ._dtype_scalar import FILL_RANGE, checked_scalar, fill_scalar
+from ._dtype_scalar import checked_scalar, fill_scalar
 from ._device import CPU, META, get_default_device
 from ._dispatch import dispatch, wrap, wrap_meta
 from ._storage import VersionCounter
@@ -295,12 +295,9 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
 
 
 def _filled(size: tuple, value, dtype, device, out, requires_grad):
-    """``full`` for a normalised size and a Python number: the number through torch's checked
-    conversion unless the dtype stores it as given (0 and 1 always are, but for quantized dtypes)."""
+    """``full`` for a normalised size and a Python number (through torch's checked conversion)."""
     dt = as_dtype(dtype) or D.get_default_dtype()
-    r = FILL_RANGE.get(dt)
-    if r is None or not r[0] <= value <= r[1]:
-        value = fill_scalar(value, dt)
+    value = fill_scalar(value, dt)
     return _into(dispatch(C.full, size=size, fill_value=value, dtype=dt, device=_device(device)), out,
                  requires_grad)
 

@@ -282,13 +282,7 @@ def _creation_fast(op):
             return _general(op, args, params)
         if type(res) is not _ndarray:
             return _wrap_out(op, res, args, None, None)
-        t = _new(Tensor)
-        t._data = res
-        t._dtype = _FROM_NP[res.dtype]
-        t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None
-        t._output_nr = 0
-        t._requires_grad = False
-        return t
+        return wrap(res, _FROM_NP[res.dtype])
     return fast
 
 

@@ -263,10 +263,7 @@ def _value_tensor(view, value):
     elif isinstance(value, (list, tuple, np.ndarray)):
         v = view.new_tensor(value)
     else:
-        if ((t := type(value)) is not float and t is not int) or \
-                not (r := PLAIN_RANGE[view.dtype])[0] <= value <= r[1]:  # else: stored as given
-            value = setitem_scalar(value, view.dtype)  # torch's checks for t[i] = v
-        v = view.new_full((), value)
+        v = view.new_full((), setitem_scalar(value, view.dtype))  # torch's checks for t[i] = v
     return v
 
 

@@ -476,10 +476,8 @@ class Tensor(TensorBase, PointwiseMixin, ReductionMixin, ViewMixin, ShapeCopyMix
         return self._new_like(np.ones, size_args(size), dtype, device, requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-        if ((t := type(fill_value)) is not float and t is not int) or not \
-                (r := FILL_RANGE[self._dtype if dtype is None else as_dtype(dtype)])[0] <= fill_value <= r[1]:
-            if not isinstance(fill_value, TensorBase):
-                fill_value = fill_scalar(fill_value, as_dtype(dtype) or self._dtype)
+        if not isinstance(fill_value, TensorBase):
+            fill_value = fill_scalar(fill_value, as_dtype(dtype) or self._dtype)
         t = self._new_like(np.empty, size_args((size,)), dtype, device, requires_grad, fill_value)
         if t._data is not None:
             t._data[...] = fill_value if t._dtype is not D.complex32 else _chalf_encode(fill_value)
