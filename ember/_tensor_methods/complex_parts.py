@@ -26,6 +26,7 @@ import operator
 from .._dispatch import MODES, _any_mode, dispatch
 from .._dtype import CHALF_NP
 from .._dtype_scalar import setitem_scalar
+from .._errors import type_name
 from .._tensor_base import _TENSOR_CLASS, new_tensor
 from ..autograd._recording import recorder_for
 from ..autograd.grad_mode import LEAN, STATE
@@ -69,11 +70,6 @@ def _part(x, k):
     return new_tensor(_TENSOR_CLASS[0], part, dt, None, b, None, vc)
 
 
-def _qualified_name(obj):
-    mod = type(obj).__module__
-    return type(obj).__qualname__ if mod == "builtins" else f"{mod}.{type(obj).__qualname__}"
-
-
 def real(input):
     """``input.real``: a view of a complex tensor's real parts (same shape), else ``input`` itself.
 
@@ -83,7 +79,7 @@ def real(input):
         tensor([1.])
     """
     if not isinstance(input, TensorBase):
-        raise TypeError(f"real(): argument 'input' (position 1) must be Tensor, not {_qualified_name(input)}")
+        raise TypeError(f"real(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
     return input.real
 
 
@@ -96,7 +92,7 @@ def imag(input):
         tensor([2.])
     """
     if not isinstance(input, TensorBase):
-        raise TypeError(f"imag(): argument 'input' (position 1) must be Tensor, not {_qualified_name(input)}")
+        raise TypeError(f"imag(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
     return input.imag
 
 
@@ -111,7 +107,7 @@ def _scalar_for(part, value):
         try:
             value = operator.index(value)  # Python ints and integer scalars (np.int32), not np.float32
         except TypeError:
-            raise TypeError(f"can't assign a {_qualified_name(value)} to a {_type_name(part)}") from None
+            raise TypeError(f"can't assign a {type_name(value)} to a {_type_name(part)}") from None
     return setitem_scalar(value, part.dtype)
 
 

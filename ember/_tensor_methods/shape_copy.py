@@ -19,7 +19,7 @@ from .. import _dtype as D
 from .._device import get_default_device
 from .._dispatch import dispatch, fast_method, wrap
 from .._dispatch_inplace import dispatch_inplace, dispatch_out
-from .._errors import dtype_title
+from .._errors import dtype_title, type_name
 from .._shape import broadcast_shapes as _broadcast_shapes, normalize_dim
 from .._primitives import shape_copy as SC
 from .._primitives import view as V
@@ -30,20 +30,13 @@ from ._args import TensorBase, as_device, as_dtype, size_args
 __all__ = ["ShapeCopyMixin", "FUNCTIONS"]
 
 
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
-
-
 def _tensor_list(tensors, name: str) -> list:
     if isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
     for i, t in enumerate(tensors):
         if not isinstance(t, TensorBase):
-            # the C type name torch prints: module-qualified for extension types (numpy.ndarray)
-            c = type(t)
-            kind = c.__name__ if c.__module__ == "builtins" or c.__flags__ & _HEAPTYPE else \
-                f"{c.__module__}.{c.__qualname__}"
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {kind}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
     return list(tensors)
 
 
