@@ -294,7 +294,8 @@ def fast_method(op, fallback, swap: bool = False, accept=None, params_of=None, p
     vetoes dtype combinations (checks the method makes that the op does not).
 
     ``params_of``: for a method taking ``*args`` after its inputs (``x.flip(-1)``), a function of the
-    inputs' arrays and those args giving the op's params (a dict), or None to call ``fallback``
+    inputs' arrays and those args giving the op's params (a dict naming every keyword parameter of
+    the kernel), or None to call ``fallback``
     (which also gets any keyword arguments). ``public``: ``fallback`` is a ``public`` function, so a
     ``TorchFunctionMode`` sees the call: while one is entered the method calls ``fallback``."""
     import inspect  # noqa: PLC0415 (import time only)
@@ -321,7 +322,7 @@ def fast_method(op, fallback, swap: bool = False, accept=None, params_of=None, p
 
 
 # names the generated code uses for its own locals and constants (a method's parameters must differ)
-_GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
+_GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback", "lp", "looped",
                                "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s", "b",
                                "cls", "node", "fn", "am", "acc", "vc", "ovc", "params_of"}) | frozenset(
     f"{p}{i}" for p in "tdkzcuxreqv" for i in range(8))
@@ -354,8 +355,8 @@ def array_ufunc(op) -> tuple:
 def _fill_plan(op, plans, key, args, accept):
     """The cached plan for one dtype combination, or False when it must take the general path.
     A pointwise plan is (result dtype, its NumPy dtype, ufunc to call instead of the kernel or None,
-    per-operand casts or None, the ufunc's name when operands of different sizes may take
-    ``_broadcast`` or None, the ufunc's constants)."""
+    per-operand casts or None, the ufunc's broadcast-loop cell (``_LOOPS``) when operands of
+    different sizes may take a Numba loop or None, the ufunc's constants)."""
     if accept is not None and not accept(_kinds(args)):
         plan = False
     elif op.promotion == "none":
@@ -377,9 +378,9 @@ def _fill_plan(op, plans, key, args, accept):
                 uf = None
             casts = tuple(casts) if any(c is not None for c in casts) else None
             # two tensors in the compute dtype under an IEEE ufunc: different sizes may take a Numba
-            # loop instead (_broadcast); the ufunc's name says which
-            bk = uf.__name__ if uf is not None and casts is None and not consts and len(args) == 2 \
-                and all(isinstance(a, TensorBase) for a in args) and uf.__name__ in _BROADCAST_UFUNCS else None
+            # loop instead; the plan holds the ufunc's loop cell (_LOOPS)
+            bk = _LOOPS[uf.__name__] if uf is not None and casts is None and not consts and len(args) == 2 \
+                and all(isinstance(a, TensorBase) for a in args) and uf.__name__ in _LOOPS else None
             plan = (out_dt, out_dt.np, uf, casts, bk, *(np.array(c, dtype=cnp) for c in consts))
     plans[key] = plan
     return plan
@@ -395,50 +396,66 @@ def _finish(op, args, params, res, out_dt, grad):
 
 _BROADCAST_UFUNCS = tuple(u.__name__ for u in (np.add, np.subtract, np.multiply, np.divide))  # its EXACT
 _BROADCAST_MIN = 256  # a smaller first operand keeps NumPy's broadcasting (and never imports Numba)
-_LOOPS: dict = {}  # ufunc name -> compiled loop (None: Numba missing or failed)
+# ufunc name -> its cell [compiled loop, or None while warming up, or False (Numba missing or
+# failed); name]: plans hold the cell, so the fast path reads the loop with one subscript
+_LOOPS: dict = {name: [None, name] for name in _BROADCAST_UFUNCS}
 BROADCAST_WARMUP = 1000  # calls of a ufunc's broadcast before its loop is loaded (tests set 0)
 _BROADCAST_CALLS: dict = {}
 _NO_LOOP: set = set()  # (shape, shape) pairs a loop refused: NumPy broadcasts them
 
 
-def _broadcast(name, a, b, za, zb, npdt):
-    """``np.<name>(a, b)`` for arrays of sizes ``za != zb`` (``za >= _BROADCAST_MIN``) in one float
-    dtype by a Numba loop (see ``_primitives/_broadcast_loops.py``), or None when they do not
-    broadcast that way or an operand is not C-contiguous: then the ufunc runs."""
-    if _NO_LOOP and (a.shape, b.shape) in _NO_LOOP:
-        return None
-    loop = _LOOPS.get(name, _MISSING)
-    if loop is _MISSING:
-        # Numba's first load costs ~1 s in a fresh process: only code that broadcasts often pays it
+def _warm_loop(cell):
+    """The broadcast loop of ufunc ``cell[1]`` (see ``_primitives/_broadcast_loops.py``) once it has
+    been asked for ``BROADCAST_WARMUP`` times, else False (NumPy broadcasts): Numba's first load
+    costs ~1 s in a fresh process, so only code that broadcasts often pays it. The fast path calls
+    this while the cell holds no loop."""
+    loop, name = cell
+    if loop is None:
         seen = _BROADCAST_CALLS[name] = _BROADCAST_CALLS.get(name, 0) + 1
         if seen < BROADCAST_WARMUP:
-            return None
+            return False
         try:
             from ._primitives._broadcast_loops import loop_for  # noqa: PLC0415 (Numba: heavy, lazy)
             loop = loop_for(name)
         except ImportError:
-            loop = None
-        _LOOPS[name] = loop
-    if loop is None:
-        return None
-    out = _empty(a.shape if za > zb else b.shape, npdt)
-    try:
-        if loop(a, b, out):
-            return out
-    except Exception:  # noqa: BLE001 (a loop Numba cannot build: NumPy's broadcasting from now on)
-        _LOOPS[name] = None
-        return None
+            loop = False
+        cell[0] = loop
+    return loop
+
+
+def _loop_refused(a, b):
+    """A loop found ``a`` and ``b`` (arrays) do not broadcast its way: remember their shapes (NumPy
+    broadcasts them from now on without asking the loop again). Returns False."""
     if len(_NO_LOOP) > 4096:  # shapes seen once (a sweep) must not accumulate
         _NO_LOOP.clear()
     _NO_LOOP.add((a.shape, b.shape))
-    return None
+    return False
 
 
-_MISSING = object()
+def _loop_broke(cell):
+    """A loop Numba cannot build (an operand type it refuses): NumPy broadcasts for ufunc ``cell[1]``
+    from now on. Returns False."""
+    cell[0] = False
+    return False
+
+
 _empty = np.empty
 _WRAP = ("        t = _new(Tensor)\n        t._data = res\n        t._dtype = {dt}\n"
          "        t._meta = t._base = t._storage = t._vc = t._grad_fn = t._ameta = None\n"
          "        t._output_nr = 0\n        t._requires_grad = False\n")
+
+
+def _kernel_call(op, ds, pvar, params_of) -> str:
+    """The generated call of ``op``'s kernel on the arrays ``ds``: with dispatch's params, or a
+    ``params_of`` method's (which names every keyword parameter of the kernel: passed by name, as a
+    call with ``**params`` costs ~70 ns more), or none."""
+    if pvar != "params":
+        return f"op.kernel({ds})"
+    if params_of is not None:
+        import inspect  # noqa: PLC0415 (import time only)
+        kws = [p.name for p in inspect.signature(op.kernel).parameters.values() if p.kind == p.KEYWORD_ONLY]
+        return f"op.kernel({ds}{''.join(f', {k}=params[{k!r}]' for k in kws)})"
+    return f"op.kernel({ds}, **params) if params else op.kernel({ds})"
 
 
 def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, accept=None, params_of=None,
@@ -518,8 +535,7 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
                      "        if casts is not None:\n")
         for i in range(n):
             lines.append(f"            if casts[{i}] is not None:\n                d{i} = d{i}.astype(casts[{i}])\n")
-        kcall = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if pvar == "params" \
-            else f"op.kernel({ds})"
+        kcall = _kernel_call(op, ds, pvar, params_of)
         # the ufunc's result already has the plan's dtype (float operands in the compute dtype); while
         # a mode is entered anywhere the kernel runs, so whatever observes kernels sees every call
         finish = f"return _finish(op, {argtuple}, {pvar}, res, out_dt, {grad})"
@@ -527,27 +543,34 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
         def scalar(i):
             return (f"if type(res) is not _ndarray:\n{i}    if not isinstance(res, _generic):\n"
                     f"{i}        {finish}\n{i}    res = _asarray(res)\n")
-        # operands of different sizes (two tensors): a Numba loop when one is (1s, dims, 1s)
-        # (only the first operand's size is checked up front: one attribute read on the common path)
-        bcast = (f"(bk is None or (z0 := d0.size) < {_BROADCAST_MIN} or (z1 := d1.size) == z0 "
-                 "or (res := _broadcast(bk, d0, d1, z0, z1, onp)) is None)") \
-            if n == 2 else "True"
-        lines.append(f"        if uf is not None and not m{' and not params' if pvar == 'params' else ''}:\n"
-                     f"            if {bcast}:\n"
-                     f"                try:\n                    res = uf({', '.join([ds] + consts)})\n"
-                     f"                except Exception:\n                    {fall}\n"
-                     f"                " + scalar("                ") +
-                     f"        else:\n"
+        def ufunc_call(i):  # the ufunc on the operands, at indent ``i``
+            return (f"{i}try:\n{i}    res = uf({', '.join([ds] + consts)})\n"
+                    f"{i}except Exception:\n{i}    {fall}\n{i}" + scalar(i))
+        lines.append(f"        if uf is not None and not m{' and not params' if pvar == 'params' else ''}:\n")
+        if n == 2:
+            # operands of different sizes (two tensors): a Numba loop when one is (1s, dims, 1s), run
+            # inline (only the first operand's size is read up front: one attribute on the common path)
+            lines.append(
+                f"            if bk is not None and (z0 := d0.size) >= {_BROADCAST_MIN} and (z1 := d1.size) != z0 "
+                "and (lp := bk[0] or _warm_loop(bk)) "
+                "and not (_NO_LOOP and (d0.shape, d1.shape) in _NO_LOOP):\n"
+                "                res = _empty(d0.shape if z0 > z1 else d1.shape, onp)\n"
+                "                try:\n                    looped = lp(d0, d1, res) or _loop_refused(d0, d1)\n"
+                "                except Exception:\n                    looped = _loop_broke(bk)\n"
+                "                if not looped:\n" + ufunc_call(" " * 20) +
+                "            else:\n" + ufunc_call(" " * 16))
+        else:
+            lines.append(ufunc_call(" " * 12))
+        lines.append("        else:\n"
                      f"            try:\n                res = {kcall}\n"
                      f"            except Exception:\n                {fall}\n"
-                     f"            " + scalar("            ") +
-                     f"            rd = res.dtype\n"
-                     f"            if rd is not onp and rd != onp:\n"
-                     f"                res = res.astype(onp)\n")
+                     "            " + scalar("            ") +
+                     "            rd = res.dtype\n"
+                     "            if rd is not onp and rd != onp:\n"
+                     "                res = res.astype(onp)\n")
         lines.append(_WRAP.format(dt="out_dt"))
     else:
-        call = f"op.kernel({ds}, **params) if params else op.kernel({ds})" if pvar == "params" \
-            else f"op.kernel({ds})"
+        call = _kernel_call(op, ds, pvar, params_of)
         finish = f"return _finish(op, {argtuple}, {pvar}, res, None, {grad})"
         lines.append(f"        try:\n            res = {call}\n"
                      f"        except Exception:\n            {fall}\n"

@@ -135,10 +135,22 @@ def _(grad, *, dim, sizes):
 # ----------------------------------------------------------------------------- flip / roll
 @primitive("flip", kind="other")
 def flip(a, *, dims):
-    # a copy: ember tensors never carry NumPy's negative strides. Reversing the last dim of a
-    # C-contiguous array is a loop over rows (NumPy's copy of a reversed view is element by element,
-    # ~4x a plain copy); other dims are a reversed-slice view copied (contiguous rows). dims are
-    # normalised already (np.flip's own axis handling costs more than the copy of a small image)
+    # a copy: ember tensors never carry NumPy's negative strides. dims are normalised already (np.flip's
+    # own axis handling costs more than the copy of a small image). The common case first: the last
+    # dim alone (a horizontal flip) of a C-contiguous float array, once the row loop is loaded
+    if len(dims) == 1 and dims[0] == a.ndim - 1:
+        loop = _REVERSE_ROWS[0]
+        if loop and a.size >= _ROWS_MIN and a.dtype in _FLOAT_ROWS and a.flags.c_contiguous:
+            out = _empty(a.shape, a.dtype)
+            loop(a, out)
+            return out
+    return _flip_copy(a, dims)
+
+
+def _flip_copy(a, dims):
+    """``flip``'s other cases. Reversing the last dim of a C-contiguous array is a loop over rows
+    (NumPy's copy of a reversed view is element by element, ~4x a plain copy), on other dtypes as
+    unsigned integers of their width; other dims are a reversed-slice view copied (contiguous rows)."""
     if not dims or not a.ndim:  # a 0-d tensor flips along its one (implicit) dim: a copy
         return a.copy()
     last = a.ndim - 1
@@ -164,7 +176,8 @@ _empty = np.empty
 _ROWS_MIN = 256  # smaller arrays copy a reversed view (and never import Numba)
 # float32/float64 rows are reversed as they are; other dtypes as unsigned integers of their width
 # (the same bytes moved: fewer compiled variants, and bfloat16/float16 need no Numba support)
-_ROW_DTYPES = {np.dtype(t): None for t in (np.float32, np.float64)}
+_FLOAT_ROWS = {np.dtype(t): None for t in (np.float32, np.float64)}
+_ROW_DTYPES = dict(_FLOAT_ROWS)
 _ROW_DTYPES.update({np.dtype(f"u{k}"): None for k in (1, 2, 4, 8)})
 _AS_UNSIGNED = {k: np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
 _REVERSE_ROWS: list = [None]  # the compiled loop, or False without Numba

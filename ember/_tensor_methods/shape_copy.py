@@ -125,12 +125,29 @@ def column_stack(tensors, *, out=None):
 def _dims(dims, n):
     if len(dims) == 1 and type(dims[0]) is int and -n <= dims[0] < n:  # x.flip(-1): the common case
         return (dims[0] % n,)
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
-        dims = tuple(dims[0])
+    if len(dims) == 1 and not isinstance(dims[0], (list, tuple)):
+        if not _is_dim(dims[0]):
+            raise TypeError(f"flip(): argument 'dims' must be tuple of ints, not {type_name(dims[0])}")
+    else:  # a list or tuple, or several ints: torch's int-list rules
+        dims = tuple(dims[0]) if len(dims) == 1 else dims
+        # the first element must be an int proper; later ones may be bools (read as ints), anything
+        # else fails (its position counted from 1)
+        if dims and not _is_dim(dims[0]):
+            raise TypeError(f"flip(): argument 'dims' must be tuple of ints, but found element of type "
+                            f"{type_name(dims[0])} at pos 0")
+        bad = next((i for i, d in enumerate(dims) if not (type(d) is bool or _is_dim(d))), None)
+        if bad is not None:
+            raise TypeError(f"flip(): argument 'dims' failed to unpack the object at pos {bad + 1} with "
+                            f"error \"type must be tuple of ints,but got {type_name(dims[bad])}\"")
     out = tuple(normalize_dim(d, n) for d in dims)
     if len(set(out)) != len(out):
         raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
     return out
+
+
+def _is_dim(d) -> bool:
+    """An int as torch's int lists take one (ints, NumPy integers, integer 0-d tensors; not bools)."""
+    return type(d) is not bool and not isinstance(d, (float, complex, str)) and hasattr(d, "__index__")
 
 
 @public
@@ -145,18 +162,21 @@ def flip(input, *dims, **kwargs):
         if dims or set(kwargs) != {"dims"}:
             raise TypeError(f"flip() got an unexpected keyword argument {next(iter(set(kwargs) - {'dims'}), 'dims')!r}")
         dims = (kwargs["dims"],)
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
     return dispatch(SC.flip, input, dims=_dims(dims, input.dim()))
 
 
 def _flip_params(d, dims):
-    """``x.flip(k)``'s params for one int ``k`` in range of the array ``d`` (else None: ``flip``)."""
-    if len(dims) == 1:
-        k = dims[0]
-        if type(k) is int:
-            n = d.ndim
-            if -n <= k < n:
-                return {"dims": (k % n,)}
+    """``x.flip(k)``'s params for one int ``k`` in range of the array ``d`` (else None, or IndexError
+    for ``k`` out of range: ``flip`` then runs and raises torch's error). The dicts are made once
+    (params are never written): ``_FLIP_PARAMS[n][k]`` is ``{"dims": (k % n,)}``."""
+    if len(dims) == 1 and type(k := dims[0]) is int:
+        return _FLIP_PARAMS[d.ndim][k]
     return None
+
+
+_FLIP_PARAMS = tuple(tuple({"dims": (k,)} for k in range(n)) for n in range(17))  # ndim > 16: IndexError
 
 
 # the method: ``x.flip(-1)`` on the fast path, generated from the op (anything else calls ``flip``)

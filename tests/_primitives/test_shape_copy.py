@@ -93,6 +93,28 @@ def test_flip_method_errors_grad_and_views_match_torch(rows_loop_now):
         assert str(ee.value) == str(te.value)
 
 
+def test_flip_dims_arguments_match_torch():
+    """What counts as dims (ints, NumPy ints, 0-d int tensors; bools only after the first element of
+    a list) and torch's TypeError for the rest; many dims through the method's fast path."""
+    calls = [((True,), {}), (([True],), {}), ((1.0,), {}), (([1.0],), {}), ((), {"dims": True}),
+             ((), {"dims": [1, True]}), ((np.int64(1),), {}), (((0, 1),), {}), ((0, 1), {}),
+             (([1, 2.0],), {}), ((1, 2.0), {}), ((1, True), {}), ((), {"dims": [0, 2.0]}), ((), {}),
+             (([],), {}), ((5,), {}), ((-4,), {}), (("a",), {})]
+    for args, kwargs in calls:
+        got = {}
+        for lib in (ember, torch):
+            x = lib.arange(24.0).reshape(2, 3, 4)
+            try:
+                got[lib] = x.flip(*args, **kwargs).tolist()
+            except (TypeError, IndexError, RuntimeError) as e:  # torch names the argument's position
+                got[lib] = (type(e), str(e).replace("(position 1) ", ""))
+        assert got[ember] == got[torch], (args, kwargs)
+    for lib in (ember, torch):
+        assert lib.arange(3).flip(lib.tensor(0)).tolist() == [2, 1, 0]
+    deep = np.arange(2 ** 17, dtype=np.float32).reshape((2,) * 17)
+    assert ember.from_numpy(deep).flip(-1).numpy().tolist() == torch.from_numpy(deep).flip(-1).tolist()
+
+
 def test_flip_method_defers_to_torch_function_modes_and_overrides():
     from ember.overrides import TorchFunctionMode
 
