@@ -16,6 +16,7 @@ import numpy as np
 from . import _dtype as D
 from ._dtype_complex32 import cast as _chalf_cast, refuse as _chalf_refuse
 from ._dtype_scalar import checked_scalar, fill_scalar
+from ._errors import type_name
 from ._device import CPU, META, get_default_device
 from ._dispatch import dispatch, wrap, wrap_meta
 from ._storage import VersionCounter
@@ -61,7 +62,9 @@ def _leaf_dtype(x):
             return d or _leaf_dtype(py(x))
     if isinstance(x, Sequence) and not isinstance(x, (str, bytes)):
         raise _OtherSequence  # a deque, range...: tensor() retries with plain lists
-    raise TypeError(f"Could not infer dtype of {t.__name__}")
+    if t is str or t is bytes:
+        raise TypeError(f"new(): invalid data type '{t.__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type_name(x)}")
 
 
 class _OtherSequence(Exception):
@@ -100,7 +103,15 @@ def _infer_dtype(data):
                 else:
                     leaves.append(x)
         for x in leaves:
-            d = _leaf_dtype(x)
+            try:
+                d = _leaf_dtype(x)
+            except TypeError:
+                first = data
+                while type(first) in (list, tuple) and first:
+                    first = first[0]
+                if type(first) is str:  # torch reads a first string as one more dimension
+                    raise ValueError("too many dimensions 'str'") from None
+                raise
             out = d if out is None else D.promote_types(out, d)
     return D.get_default_dtype() if out is None else out
 

@@ -367,3 +367,20 @@ def test_full_values_match_torch(dtype, value):
         e, t = ember.view_as_real(e), torch.view_as_real(t)
     assert e.numpy().tobytes() == t.numpy().tobytes() if dtype != "bfloat16" else \
         e.float().numpy().tobytes() == t.float().numpy().tobytes()
+
+
+class _Opaque:
+    pass
+
+
+@pytest.mark.parametrize("data", [[0, 1, object()], [[1, 2], [3, _Opaque()]], [None], object(), ["a"],
+                                  [["ab"], ["c"]], [1, "a"], [[1], ["a"]], "a", [b"a"]],
+                         ids=lambda d: repr(d)[:20])
+def test_uninferable_data_raises_torchs_error(data):
+    """Objects without a dtype: RuntimeError; strings read as one more dimension when first, else
+    torch's "invalid data type" TypeError."""
+    with pytest.raises(Exception) as want:
+        torch.tensor(data)
+    with pytest.raises(Exception) as got:
+        ember.tensor(data)
+    assert (type(got.value), str(got.value)) == (type(want.value), str(want.value))
