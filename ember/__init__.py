@@ -189,3 +189,12 @@ from .random import thread_safe_generator  # noqa: E402,F401  (issue 22)
 from ._quantized.qparams_search import choose_qparams_optimized  # noqa: E402  (issue 22)
 from ._dtype import complex32  # noqa: E402  (issue 22: torch's ComplexHalf)
 chalf = complex32
+# every public function, Tensor method, property and operator shows an entered TorchFunctionMode its
+# calls as torch's do (names from tools/make_mode_names.py); see overrides.expose_functions
+from . import _mode_names as _mn, overrides as _overrides  # noqa: E402
+for _ns, _mod in ((globals(), "ember"), (vars(nn.functional), "ember.nn.functional"),
+                  (vars(linalg), "ember.linalg"), (vars(fft), "ember.fft"), (vars(special), "ember.special")):
+    _overrides.expose_functions(_ns, _mn.NAMESPACES[_mod.rpartition(".")[2] if _mod != "ember" else "torch"], _mod)
+_overrides.expose_methods(Tensor, _mn.METHODS, _mn.PROPERTIES, _mn.SHOWN)
+del _ns, _mod
+_overrides.expose_functions(vars(autograd), ("backward", "grad"), "ember.autograd")  # Python in torch too

@@ -28,7 +28,7 @@ from ._tensor_base import set_tensor_class as _set_wrap_class
 from .autograd._node_codegen import node_class_for
 from .autograd._recording import fast_record_names, fast_record_source, record
 from .autograd.grad_mode import STATE
-from .overrides import _FUNCTION_MODES, _any_function_mode
+from .overrides import _FUNCTION_MODES, ANY_MODE, count_modes
 
 __all__ = ["dispatch", "wrap", "set_tensor_class", "TorchDispatchMode"]
 
@@ -63,17 +63,14 @@ class _ModeState(threading.local):
 
 
 MODES = _ModeState()
-# True while any dispatch mode is entered in any thread (or general_path_only is active): the one
-# global check that keeps the fast path cheap; the thread's own stack is read only when it is set
-_any_mode = [False]
-_active = [0]
-_active_lock = threading.Lock()
+# True while any dispatch mode or TorchFunctionMode is entered in any thread (or general_path_only is
+# active): the one global check that keeps the fast path cheap; the thread's own stacks are read only
+# when it is set
+_any_mode = ANY_MODE
 
 
 def _count_active(delta: int) -> None:
-    with _active_lock:
-        _active[0] += delta
-        _any_mode[0] = _active[0] > 0
+    count_modes(0, delta)
 
 
 class TorchDispatchMode:
@@ -485,9 +482,9 @@ def _generate(op, n, names=None, order=None, kws=(), opt=(), fallback=None, acce
             "".join(f", {k}={k}" for k, _ in kws) + stars + ")"
         conds = [f"{k} is None" if d is None else f"(type({k}) is {type(d).__name__} and {k} == {d!r})"
                  for k, d in list(opt) + list(kws)] + [f"not {v}" for kw, v in var if kw]
-        if public:  # a TorchFunctionMode sees public functions: the fallback is one
-            conds.append("not (_any_function_mode[0] and _FUNCTION_MODES.stack)")
-        guard = " and ".join(conds + ["not ((m := _any_mode[0]) and (MODES.stack or _FAST_OFF[0]))"])
+        # while a TorchFunctionMode is entered the fallback runs: it shows the mode the call
+        guard = " and ".join(conds + ["not ((m := _any_mode[0]) and (MODES.stack or _FAST_OFF[0] "
+                                      "or _FUNCTION_MODES.stack))"])
         argtuple = f"({', '.join(xs)}{',' if n == 1 else ''})"
     lines = [head, f"    if {guard}:\n"]
     flag = pointwise and n == 2  # s: a Python scalar operand (then 0-d flags cannot matter)

@@ -28,7 +28,7 @@ LAYERS = [
     ("_dtype.py", 0), ("_dtype_complex32.py", 0), ("_device.py", 0), ("_shape.py", 0), ("_storage.py", 0), ("_errors.py", 0),
     ("_threads.py", 0), ("_compiling.py", 0), ("torch_version.py", 0), ("version.py", 0),
     ("utils/__init__.py", 0), ("utils/hooks.py", 0), ("utils/_pytree.py", 0), ("_blas_env.py", 0),
-    ("_dtype_scalar.py", 0),
+    ("_dtype_scalar.py", 0), ("_mode_names.py", 0),
     # L1 operator definitions
     ("_primitives/*", 1), ("backends/*", 1),
     # L2 tensor + autograd

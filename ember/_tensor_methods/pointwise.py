@@ -398,6 +398,10 @@ def clamp_max_(input, max):
 def where(condition, input=None, other=None, *, out=None):
     """Elements of ``input`` where ``condition`` is True, else ``other`` (both broadcast)."""
     if input is None and other is None:
+        if type(condition) not in PLAIN_TYPES:  # a mode sees ``where(c)`` too
+            r = try_torch_function(where, (condition,), condition)
+            if r is not NotImplemented:
+                return r
         return condition.nonzero(as_tuple=True)
     args = (condition, input, other)
     r = try_torch_function(where, args, *args, out=out)

@@ -13,6 +13,7 @@ from operator import attrgetter
 import warnings
 
 from .._primitives._registry import OBSERVED
+from ..overrides import _FUNCTION_MODES, ANY_MODE, run_without_function_modes
 from .grad_mode import STATE
 from .graph import LOCAL, AccumulateGrad, accumulate_into, add_grads, _unwrap
 
@@ -143,6 +144,9 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
     anomaly mode or dispatch mode) gradients travel as NumPy arrays and each node runs ``raw``
     (derivatives written against ``K`` run on the arrays; others on Tensors around them).
     """
+    if ANY_MODE[0] and _FUNCTION_MODES.stack:  # derivatives run below TorchFunctionModes, as in torch
+        return run_without_function_modes(run_backward, roots, grads, retain_graph=retain_graph,
+                                          create_graph=create_graph, capture=capture, accumulate=accumulate)
     capture_at = {}
     if capture is not None:
         for i, (node, nr) in enumerate(capture):
