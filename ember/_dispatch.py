@@ -293,8 +293,9 @@ def fast_method(op, fallback, swap: bool = False, accept=None, params_of=None, p
     ``params_of``: for a method taking ``*args`` after its inputs (``x.flip(-1)``), a function of the
     inputs' arrays and those args giving the op's params (a dict naming every keyword parameter of
     the kernel), or None to call ``fallback``
-    (which also gets any keyword arguments). ``public``: ``fallback`` is a ``public`` function, so a
-    ``TorchFunctionMode`` sees the call: while one is entered the method calls ``fallback``."""
+    (which also gets any keyword arguments). While a ``TorchFunctionMode`` is entered (in any thread)
+    every generated method calls ``fallback``, which shows the mode the call (``public`` is kept for
+    callers; it changes nothing now)."""
     import inspect  # noqa: PLC0415 (import time only)
     params = list(inspect.signature(fallback).parameters.values())
     pos = [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty]

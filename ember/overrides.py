@@ -25,34 +25,37 @@ __all__ = ["has_torch_function", "handle_torch_function", "try_torch_function", 
            "TorchFunctionMode",
            "PLAIN_TYPES", "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
-class _PlainTypes(set):
-    """The inline check's set. ``add`` also records a type as plain for good: while a
-    ``TorchFunctionMode`` is entered in any thread, tensor classes leave this set (never ``_PLAIN``),
-    so every ``type(x) in PLAIN_TYPES`` check fails and its ``try_torch_function`` shows the mode the
-    call: modes cost nothing while none is entered."""
-
-    def add(self, t) -> None:
-        _PLAIN.add(t)
-        if t not in _SCALAR_TYPES:
-            if not _TENSOR_PLAIN:
-                _TENSOR_BASE_TYPE[0] = t
-            _TENSOR_PLAIN.add(t)
-            if _MODE_COUNT[1]:  # a mode is entered: stay out until the last one exits
-                return
-        set.add(self, t)
-
-
-_SCALAR_TYPES = frozenset({int, float, bool, complex, type(None)})
-_PLAIN: set = set(_SCALAR_TYPES)  # types that never override the protocol, whatever modes do
-_TENSOR_PLAIN: set = set()  # Tensor, Parameter: plain, but a TorchFunctionMode sees their calls
 # types that never override the protocol (the fast path skips it for them): Python scalars and None
-# here, Tensor and Parameter added where they are defined
-PLAIN_TYPES: set = _PlainTypes(_SCALAR_TYPES)
+# here, Tensor and Parameter added where they are defined. While a TorchFunctionMode is entered in any
+# thread, the tensor classes leave this set, so every inline ``type(x) in PLAIN_TYPES`` check fails and
+# its ``try_torch_function`` shows the mode the call: modes cost nothing while none is entered. (A
+# plain set: ``in`` on a set subclass costs ~25 ns more.)
+PLAIN_TYPES: set = {int, float, bool, complex, type(None)}
+_SCALAR_TYPES = frozenset(PLAIN_TYPES)
+# what never overrides the protocol, whatever modes do: PLAIN_TYPES itself, or while a function mode
+# is entered the copy taken before its tensor classes left it
+_PLAIN: set = PLAIN_TYPES
+_TENSOR_PLAIN: set = set()  # the tensor classes taken out of PLAIN_TYPES while a mode is entered
+_TENSOR_BASE_TYPE = [None]  # the public Tensor class among them (torch's ``types`` for F.* functions)
 # entered modes, every thread: [dispatch modes (and general_path_only), function modes]; ANY_MODE[0]
 # is True while either is non-zero: the one global read the fast paths make
 _MODE_COUNT = [0, 0]
 ANY_MODE = [False]
 _COUNT_LOCK = threading.Lock()
+
+
+def _hide_tensor_types(hide: bool) -> None:
+    global _PLAIN
+    if hide:
+        _PLAIN = frozenset(PLAIN_TYPES)
+        _TENSOR_PLAIN.clear()
+        _TENSOR_PLAIN.update(t for t in PLAIN_TYPES if t not in _SCALAR_TYPES)
+        bases = [t for t in _TENSOR_PLAIN if issubclass(t, TensorBase)]
+        _TENSOR_BASE_TYPE[0] = min(bases, key=lambda t: len(t.__mro__)) if bases else None
+        PLAIN_TYPES.difference_update(_TENSOR_PLAIN)
+    else:
+        PLAIN_TYPES.update(_TENSOR_PLAIN)
+        _PLAIN = PLAIN_TYPES
 
 
 def count_modes(kind: int, delta: int) -> None:
@@ -63,8 +66,7 @@ def count_modes(kind: int, delta: int) -> None:
         ANY_MODE[0] = bool(_MODE_COUNT[0] or _MODE_COUNT[1])
         _any_function_mode[0] = bool(_MODE_COUNT[1])
         if kind == 1 and bool(before) != bool(_MODE_COUNT[1]):
-            for t in _TENSOR_PLAIN:
-                (set.discard if not before else set.add)(PLAIN_TYPES, t)
+            _hide_tensor_types(not before)
             for cls, visible, original in _SWAPS:  # methods that do not check modes themselves
                 for attr, fn in (visible if not before else original).items():
                     setattr(cls, attr, fn)
@@ -195,7 +197,6 @@ def _mode_types(func, args, kwargs) -> tuple:
     return tuple(sorted(types, key=lambda t: -len(t.__mro__)))
 
 
-_TENSOR_BASE_TYPE = [None]  # the public Tensor class (set by _tensor.py through PLAIN_TYPES.add)
 
 
 def _via_function_mode(func, args, kwargs):
