@@ -23,11 +23,18 @@ from ._storage import VersionCounter
 from ._tensor_base import TensorBase
 from ._tensor_methods._args import as_device, as_dtype, size_args
 from .autograd.grad_mode import no_grad
+from .overrides import ANY_MODE, mode_call
 from ._primitives import creation as C
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "empty_strided",
            "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like",
            "empty_like", "scalar_tensor"]
+
+
+def _by_mode(fn, args, **kw):
+    """An entered TorchFunctionMode's result for the factory ``fn(*args, **kw)`` (keywords at their
+    defaults left out), or NotImplemented when none is entered in this thread."""
+    return mode_call(fn, tuple(args), {k: v for k, v in kw.items() if v is not None and v is not False})
 
 
 def _device(device):
@@ -195,6 +202,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         >>> tensor([[1, 2], [3, 4]]).shape
         torch.Size([2, 2])
     """
+    if ANY_MODE[0]:  # a TorchFunctionMode sees the factory (no cost otherwise)
+        r = _by_mode(tensor, (data,), dtype=dtype, device=device, requires_grad=requires_grad,
+                     pin_memory=pin_memory)
+        if r is not NotImplemented:
+            return r
     dev = _device(device)
     dt = as_dtype(dtype)
     if isinstance(data, np.ndarray):
@@ -232,6 +244,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with a tensor or NumPy array when no conversion is needed."""
+    if ANY_MODE[0]:  # a TorchFunctionMode sees the factory (no cost otherwise)
+        r = _by_mode(as_tensor, (data,), dtype=dtype, device=device)
+        if r is not NotImplemented:
+            return r
     dt = as_dtype(dtype)
     if isinstance(data, TensorBase):
         out = data if dt is None or dt is data.dtype else data.to(dt)
@@ -290,6 +306,11 @@ def _sized(size, dtype, device):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None, **kw):
     """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros(size=(2, 3))``."""
+    if ANY_MODE[0]:  # a TorchFunctionMode sees the factory (no cost otherwise)
+        r = _by_mode(zeros, size, out=out, dtype=dtype, layout=layout, device=device,
+                     requires_grad=requires_grad, pin_memory=pin_memory, memory_format=memory_format, **kw)
+        if r is not NotImplemented:
+            return r
     size = _size_of(size, kw, "zeros")
     try:
         return _filled(size, 0, dtype, device, out, requires_grad)
@@ -302,6 +323,11 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, memory_format=None, **kw):
     """A tensor of ones: ``ones(2, 3)``, ``ones((2, 3))``."""
+    if ANY_MODE[0]:  # a TorchFunctionMode sees the factory (no cost otherwise)
+        r = _by_mode(ones, size, out=out, dtype=dtype, layout=layout, device=device,
+                     requires_grad=requires_grad, pin_memory=pin_memory, memory_format=memory_format, **kw)
+        if r is not NotImplemented:
+            return r
     return _filled(_size_of(size, kw, "ones"), 1, dtype, device, out, requires_grad)
 
 
@@ -316,6 +342,11 @@ def _filled(size: tuple, value, dtype, device, out, requires_grad):
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it when not given)."""
+    if ANY_MODE[0]:  # a TorchFunctionMode sees the factory (no cost otherwise)
+        r = _by_mode(full, (size, fill_value), out=out, dtype=dtype, layout=layout, device=device,
+                     requires_grad=requires_grad, pin_memory=pin_memory)
+        if r is not NotImplemented:
+            return r
     if isinstance(fill_value, TensorBase):
         fill_value = fill_value.item()
     if dtype is None:
@@ -329,6 +360,11 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None, **kw):
     """Uninitialised memory of ``size``."""
+    if ANY_MODE[0]:  # a TorchFunctionMode sees the factory (no cost otherwise)
+        r = _by_mode(empty, size, out=out, dtype=dtype, layout=layout, device=device,
+                     requires_grad=requires_grad, pin_memory=pin_memory, memory_format=memory_format, **kw)
+        if r is not NotImplemented:
+            return r
     size, dt, dev = _sized(_size_of(size, kw, "empty"), dtype, device)
     return _into(dispatch(C.empty, size=size, dtype=dt, device=dev), out, requires_grad)
 
@@ -390,6 +426,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         >>> arange(1, 2, 0.25)
         tensor([1.0000, 1.2500, 1.5000, 1.7500])
     """
+    if ANY_MODE[0]:  # a TorchFunctionMode sees the factory (no cost otherwise)
+        r = _by_mode(arange, (start,) if end is None else (start, end, step), out=out, dtype=dtype,
+                     layout=layout, device=device, requires_grad=requires_grad, pin_memory=pin_memory)
+        if r is not NotImplemented:
+            return r
     if end is None:
         start, end = 0, start
     if dtype is D.complex32:
@@ -513,3 +554,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     m = n if m is None else m
     return _create(lambda: np.eye(n, m, dtype=dt.np), (n, m), dt, _device(device), out,
                    requires_grad)
+
+
+for _f in (tensor, as_tensor, zeros, ones, empty, full, arange):
+    _f._shows_modes = True  # (overrides.expose_functions leaves them unwrapped)
+del _f
