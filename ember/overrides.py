@@ -68,8 +68,10 @@ def count_modes(kind: int, delta: int) -> None:
         if kind == 1 and bool(before) != bool(_MODE_COUNT[1]):
             _hide_tensor_types(not before)
             for cls, visible, original in _SWAPS:  # methods that do not check modes themselves
-                for attr, fn in (visible if not before else original).items():
-                    setattr(cls, attr, fn)
+                now, then = (original, visible) if not before else (visible, original)
+                for attr, fn in then.items():
+                    if cls.__dict__.get(attr) is now[attr]:  # (an attribute reassigned since stays)
+                        setattr(cls, attr, fn)
 
 
 class _State(threading.local):
