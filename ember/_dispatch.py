@@ -263,16 +263,16 @@ def _install_fast(op):
     """Generate ``op.fast`` on the op's first call (False when the op has no fast path)."""
     ok = not DEBUG and op.num_outputs == 1 and op.kind not in _NO_FAST_KINDS and op.input_names
     op.fast = _generate(op, len(op.input_names)) if ok else False
-    if not op.fast and not DEBUG and op.kind == "creation" and op.num_outputs == 1 and op.simple_out \
-            and not op.input_names:
-        op.fast = _creation_fast(op)
+    if not op.fast and not DEBUG and op.num_outputs == 1 and op.simple_out \
+            and (op.kind == "creation" and not op.input_names or op.kind == "random"):
+        op.fast = _creation_fast(op)  # a sampler's fast path serves calls without tensor inputs (randn)
     return op.fast or (lambda args, params: _general(op, args, params))
 
 
 def _creation_fast(op):
-    """The fast path of a creation op (no tensor inputs): on cpu outside dispatch modes the kernel's
-    array is wrapped as ``_general`` would; anything else, and any exception, takes ``_general``
-    (which raises torch's error)."""
+    """The fast path of a creation op, or of a sampler called without tensor inputs (``randn``): on
+    cpu outside dispatch modes the kernel's array is wrapped as ``_general`` would; anything else,
+    and any exception, takes ``_general`` (which raises torch's error)."""
     def fast(args, params):
         if args or params.get("device", CPU) is not CPU or (_any_mode[0] and (MODES.stack or _FAST_OFF[0])):
             return _general(op, args, params)
