@@ -322,9 +322,10 @@ def fast_method(op, fallback, swap: bool = False, accept=None, params_of=None, p
 
 
 # names the generated code uses for its own locals and constants (a method's parameters must differ)
-_GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback", "lp", "looped",
+_GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
                                "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s", "b",
-                               "cls", "node", "fn", "am", "acc", "vc", "ovc", "params_of"}) | frozenset(
+                               "cls", "node", "fn", "am", "acc", "vc", "ovc", "params_of", "lp",
+                               "looped"}) | frozenset(
     f"{p}{i}" for p in "tdkzcuxreqv" for i in range(8))
 _NO_PARAMS: dict = {}  # a fast method's params (never written: nodes and derivatives only read them)
 globals().update(fast_record_names())  # what the generated recording code reads
