@@ -178,6 +178,7 @@ class OpDef:
             if n not in self.input_names and n != "outs" and k is None:
                 raise TypeError(f"derivative of {self.name}: '{n}' names no input of the kernel "
                                 f"{self.input_names}")
+        readers = self._readers(reads, positional)
         self.save_inputs = tuple(self.input_names.index(n) for n in positional
                                  if n in self.input_names)
         self.save_order = tuple(positional)
@@ -196,15 +197,15 @@ class OpDef:
         # keyword-only ``<input>_shape`` parameters receive that input's shape (no tensor is saved)
         self.backward_shapes = tuple((k, self.input_names.index(k[:-6])) for k in keyword
                                      if self._is_shape_kw(k))
-        self.save_readers = self._readers(reads)
+        self.save_readers = readers
         self.backward = fn
         self.node_class = self.recorder = None  # regenerated from the new save plan on next use
         return fn
 
-    def _readers(self, reads: dict | None):
-        """Per ``save_plan`` entry: the indices of the inputs whose gradient reads that saved input,
-        or None when it is saved with a version check whenever anything is recorded (an output, an
-        entry every gradient reads, or no ``reads`` declared). None overall without ``reads``."""
+    def _readers(self, reads: dict | None, saved: list):
+        """Per saved name (``saved``, in order): the indices of the inputs whose gradient reads that
+        saved input, or None when it is version-checked whenever anything is recorded (an output, an
+        input every gradient reads). None overall without ``reads``."""
         if reads is None:
             return None
         names = self.input_names
@@ -212,13 +213,13 @@ class OpDef:
             raise TypeError(f"derivative of {self.name}: reads= must name every input {names}, got "
                             f"{tuple(reads)}")
         for key, vals in reads.items():
-            if isinstance(vals, str) or any(v not in self.save_order for v in vals):
+            if isinstance(vals, str) or any(v not in saved for v in vals):
                 raise TypeError(f"derivative of {self.name}: reads[{key!r}] = {vals!r} must be a tuple "
-                                f"of saved names {self.save_order}")
+                                f"of saved names {tuple(saved)}")
         out = []
-        for (kind, i), saved_name in zip(self.save_plan, self.save_order):
+        for saved_name in saved:
             by = tuple(j for j, n in enumerate(names) if saved_name in reads[n])
-            out.append(by if kind == 0 and len(by) < len(names) else None)
+            out.append(by if saved_name in names and len(by) < len(names) else None)
         return tuple(out)
 
     def _is_shape_kw(self, k: str) -> bool:

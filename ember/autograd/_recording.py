@@ -29,7 +29,7 @@ from .graph import _seq as _SEQ
 _new = object.__new__
 _init_node = Node.__init__  # the Node constructor on a bare instance (CopySlices; record inlines it)
 
-__all__ = ["record", "fast_record_source", "fast_record_names", "recorder_for", "record_inplace", "edge_of", "grad_accumulator", "copy_slices",
+__all__ = ["record", "saved_input_read", "fast_record_source", "fast_record_names", "recorder_for", "record_inplace", "edge_of", "grad_accumulator", "copy_slices",
            "CopySlices", "mark_multi_view", "check_multi_view_write"]
 
 
@@ -253,6 +253,16 @@ def _read_by_grad(by, args) -> bool:
                 return True
         elif (type(a) is list or type(a) is tuple) and any(
                 isinstance(x, TensorBase) and x._requires_grad for x in a):
+            return True
+    return False
+
+
+def saved_input_read(op, i: int, args) -> bool:
+    """Whether ``record(op, args, ...)`` would keep input ``i`` for a gradient that is needed (so
+    ``x.op_(...)`` must save a copy of ``x``'s old value first)."""
+    readers = op.save_readers
+    for k, (kind, j) in enumerate(op.save_plan):
+        if kind == 0 and j == i and (readers is None or _read_by_grad(readers[k], args)):
             return True
     return False
 

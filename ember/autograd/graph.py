@@ -553,11 +553,14 @@ def _modified_message(t, fn, nr, current, version) -> str:
     where = ""
     if fn is not None:
         where = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', fn.name())},"
+    hint = ("the backtrace further above shows the operation that failed to compute its gradient. "
+            "The variable in question was changed in there or anywhere later. Good luck!"
+            if LOCAL.anomaly else  # (anomaly mode printed the forward traceback)
+            "enable anomaly detection to find the operation that failed to compute its gradient, "
+            "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return ("one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [{t._type_string()} {list(t.shape)}]{where} is at version "
-            f"{current}; expected version {version} instead. Hint: enable anomaly "
-            "detection to find the operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+            f"{current}; expected version {version} instead. Hint: {hint}")
 
 
 class saved_tensors_hooks:
