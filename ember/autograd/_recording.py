@@ -318,7 +318,9 @@ def fast_record_source(op, xs, argtuple: str, params: str, indent: str) -> str:
     thread's state); otherwise, or when the op's derivative was registered again after the fast path
     was generated (a new node class), the general ``record`` runs if this thread's grad mode is on.
     A fresh output saved for backward gets no version counter: ``Tensor._version_cell`` hands the
-    node the counter if one is ever made (``PrimNode.adopt_counter``). Names it needs come from
+    node the counter if one is ever made (``PrimNode.adopt_counter``). A saved input that, by the
+    derivative's ``reads``, no input requiring grad reads is kept as ``(array, dtype, None, meta)``
+    with version None (unchecked); which inputs' ``r<i>`` decide that is written in here. Names it needs come from
     ``fast_record_names``; ``cls`` is the op's node class."""
     n = len(xs)
     any_grad = " or ".join(f"r{i}" for i in range(n))
