@@ -260,16 +260,16 @@ def _install_fast(op):
     """Generate ``op.fast`` on the op's first call (False when the op has no fast path)."""
     ok = not DEBUG and op.num_outputs == 1 and op.kind not in _NO_FAST_KINDS and op.input_names
     op.fast = _generate(op, len(op.input_names)) if ok else False
-    if not op.fast and not DEBUG and op.kind == "creation" and op.num_outputs == 1 and op.simple_out \
-            and not op.input_names:
-        op.fast = _creation_fast(op)
+    if not op.fast and not DEBUG and op.num_outputs == 1 and op.simple_out \
+            and (op.kind == "creation" and not op.input_names or op.kind == "random"):
+        op.fast = _creation_fast(op)  # a sampler's fast path serves calls without tensor inputs (randn)
     return op.fast or (lambda args, params: _general(op, args, params))
 
 
 def _creation_fast(op):
-    """The fast path of a creation op (no tensor inputs): on cpu outside dispatch modes the kernel's
-    array is wrapped as ``_general`` would; anything else, and any exception, takes ``_general``
-    (which raises torch's error)."""
+    """The fast path of a creation op, or of a sampler called without tensor inputs (``randn``): on
+    cpu outside dispatch modes the kernel's array is wrapped as ``_general`` would; anything else,
+    and any exception, takes ``_general`` (which raises torch's error)."""
     def fast(args, params):
         if args or params.get("device", CPU) is not CPU or (_any_mode[0] and (MODES.stack or _FAST_OFF[0])):
             return _general(op, args, params)
@@ -320,9 +320,10 @@ def fast_method(op, fallback, swap: bool = False, accept=None, params_of=None, p
 
 
 # names the generated code uses for its own locals and constants (a method's parameters must differ)
-_GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback", "lp", "looped",
+_GENERATED_LOCALS = frozenset({"g", "plan", "out_dt", "onp", "res", "rd", "t", "rec", "op", "fallback",
                                "accept", "_plans", "args", "params", "key", "uf", "casts", "m", "s", "b",
-                               "cls", "node", "fn", "am", "acc", "vc", "ovc", "params_of"}) | frozenset(
+                               "cls", "node", "fn", "am", "acc", "vc", "ovc", "params_of", "lp",
+                               "looped"}) | frozenset(
     f"{p}{i}" for p in "tdkzcuxreqv" for i in range(8))
 _NO_PARAMS: dict = {}  # a fast method's params (never written: nodes and derivatives only read them)
 globals().update(fast_record_names())  # what the generated recording code reads

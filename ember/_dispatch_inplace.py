@@ -16,7 +16,7 @@ from ._dispatch import MODES, dispatch, flat_tensors
 from ._errors import dtype_title
 from ._primitives._registry import OpDef
 from ._tensor_base import TensorBase, shape_of as _shape
-from .autograd._recording import check_multi_view_write, record_inplace
+from .autograd._recording import check_multi_view_write, record_inplace, saved_input_read
 from .autograd.grad_mode import STATE
 
 __all__ = ["dispatch_inplace", "dispatch_out", "WRITE_HOOKS"]
@@ -73,7 +73,8 @@ def dispatch_inplace(op: OpDef, self, *args, **params):
         self._version_cell().value += 1
         return self
     if grad:
-        saved_self = self.clone() if 0 in op.save_inputs else None
+        # self's old value, when a needed gradient reads it (else record keeps self's array unchecked)
+        saved_self = self.clone() if 0 in op.save_inputs and saved_input_read(op, 0, (self,) + args) else None
         prev = STATE.enabled
         STATE.enabled = False
         try:

@@ -384,3 +384,19 @@ def test_uninferable_data_raises_torchs_error(data):
     with pytest.raises(Exception) as got:
         ember.tensor(data)
     assert (type(got.value), str(got.value)) == (type(want.value), str(want.value))
+
+
+def test_arange_values_and_errors_match_torch_bit_for_bit():
+    """start/end/step of both signs, ints and floats (incl. -0.0, fractional steps into integer
+    dtypes, which torch truncates: int64 refuses, the others repeat the start), in nine dtypes."""
+    import itertools
+    for start, end, step in itertools.product([0, -0.0, 1, 2.5, -1.5], [0, 5, -5, 7.25], [1, 2, -1, 0.5, -0.25, 1.0]):
+        for dt in (None, "float32", "float64", "int64", "int32", "uint8", "float16", "bfloat16"):
+            got = []
+            for lib in (torch, ember):
+                try:
+                    t = lib.arange(start, end, step, dtype=getattr(lib, dt) if dt else None)
+                    got.append((str(t.dtype).split(".")[1], t.to(lib.float64).numpy().tobytes()))
+                except (RuntimeError, ValueError) as e:
+                    got.append((type(e), str(e)))
+            assert got[0] == got[1], (start, end, step, dt)

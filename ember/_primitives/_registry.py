@@ -17,6 +17,17 @@ torch), ``outs`` every output; keyword-only parameters
 receive the op's params. The registry sums gradients over broadcast dims and casts them to the input's
 dtype, so derivatives state only the maths.
 
+``reads`` declares which saved values each input's gradient reads, when one input's gradient reads
+only OTHER inputs (torch saves, and version-checks at backward, only what the needed gradients read)::
+
+    @mul.derivative(reads={"a": ("b",), "b": ("a",)})
+    def _(grad, a, b): ...
+
+Every input is named; a saved input that no input requiring grad reads is then kept without a version
+check (writing it in place before backward is no error, as in torch) and the derivative still receives
+its value (the gradient computed from it is dropped). Without ``reads`` every gradient reads every
+saved value: each is version-checked. Saved outputs (``out``...) are always checked.
+
 A derivative that takes the keyword ``K`` is written against an ops namespace instead of Tensor
 methods (``K.mul(grad, b)``, ``K.sum(g, dim=(0,), keepdim=True, dtype=None)``): its one definition
 runs on Tensors (``TENSOR_K``: every call dispatches, so it is differentiable again) and, when no
@@ -119,6 +130,9 @@ class OpDef:
         self.backward_shapes: tuple = ()
         self.backward_needs = False
         self.backward_k = False
+        # per save_plan entry, the inputs whose gradient reads it (``derivative(reads=...)``): a saved
+        # input that no input requiring grad reads is kept without a version check (None: undeclared)
+        self.save_readers = None
         self.node_class = None  # filled by the autograd layer (one Node subclass per op, torch's name)
         # dispatch's fast path, generated from this definition on first call (``_dispatch.fast_path``):
         # None = not generated yet, False = the op always takes the general path
@@ -138,8 +152,12 @@ class OpDef:
         mode's ``func(*args, **kwargs)`` too)."""
         return _DISPATCH(self, *args, **params)
 
-    def derivative(self, fn: Callable) -> Callable:
-        """Register ``fn(grad, <saved inputs/out>, *, <params>)`` returning one grad per input."""
+    def derivative(self, fn: Callable | None = None, *, reads: dict | None = None):
+        """Register ``fn(grad, <saved inputs/out>, *, <params>)`` returning one grad per input; as
+        ``@op.derivative`` or ``@op.derivative(reads={...})`` (the module doc: which saved inputs
+        each input's gradient reads)."""
+        if fn is None:
+            return lambda f: self.derivative(f, reads=reads)
         sig = inspect.signature(fn)
         positional, keyword, var_kw = [], [], False
         for p in list(sig.parameters.values())[1:]:
@@ -160,6 +178,7 @@ class OpDef:
             if n not in self.input_names and n != "outs" and k is None:
                 raise TypeError(f"derivative of {self.name}: '{n}' names no input of the kernel "
                                 f"{self.input_names}")
+        readers = self._readers(reads, positional)
         self.save_inputs = tuple(self.input_names.index(n) for n in positional
                                  if n in self.input_names)
         self.save_order = tuple(positional)
@@ -178,9 +197,30 @@ class OpDef:
         # keyword-only ``<input>_shape`` parameters receive that input's shape (no tensor is saved)
         self.backward_shapes = tuple((k, self.input_names.index(k[:-6])) for k in keyword
                                      if self._is_shape_kw(k))
+        self.save_readers = readers
         self.backward = fn
         self.node_class = self.recorder = None  # regenerated from the new save plan on next use
         return fn
+
+    def _readers(self, reads: dict | None, saved: list):
+        """Per saved name (``saved``, in order): the indices of the inputs whose gradient reads that
+        saved input, or None when it is version-checked whenever anything is recorded (an output, an
+        input every gradient reads). None overall without ``reads``."""
+        if reads is None:
+            return None
+        names = self.input_names
+        if set(reads) != set(names):
+            raise TypeError(f"derivative of {self.name}: reads= must name every input {names}, got "
+                            f"{tuple(reads)}")
+        for key, vals in reads.items():
+            if isinstance(vals, str) or any(v not in saved for v in vals):
+                raise TypeError(f"derivative of {self.name}: reads[{key!r}] = {vals!r} must be a tuple "
+                                f"of saved names {tuple(saved)}")
+        out = []
+        for saved_name in saved:
+            by = tuple(j for j, n in enumerate(names) if saved_name in reads[n])
+            out.append(by if saved_name in names and len(by) < len(names) else None)
+        return tuple(out)
 
     def _is_shape_kw(self, k: str) -> bool:
         return k.endswith("_shape") and k[:-6] in self.input_names

@@ -44,11 +44,20 @@ def _(*, size, dtype, device=None):
 __all__ = ["full", "empty"]
 
 
+_SMALL_STEPS = 32
+
+
 def fma_steps(lo, hi, steps, ty, wide):
     """torch's CPU linspace kernel: step in ``ty``, the first half counted up from ``lo`` and the
     second half down from ``hi``, each value one fused multiply-add rounded to ``ty``. The products
     are exact in ``wide`` (float64 for float32, long double for float64), so rounding once matches."""
     step = (hi - lo) / ty(steps - 1)
+    if wide is np.float64 and steps <= _SMALL_STEPS:  # a few values: Python floats are IEEE doubles
+        # (each product exact, each sum rounded once, as in float64 arrays), ~10 NumPy calls cheaper
+        lo_, hi_, st, last = float(lo), float(hi), float(step), steps - 1
+        half = steps // 2
+        return np.array([lo_ + st * k for k in range(half)] + [hi_ - st * (last - k) for k in range(half, steps)],
+                        dtype=ty)
     i = np.arange(steps)
     up = wide(lo) + wide(step) * i.astype(wide)
     down = wide(hi) - wide(step) * (steps - 1 - i).astype(wide)

@@ -216,7 +216,7 @@ def _(a, b):
     return TensorMeta(_mm_check(a, b), a.dtype)
 
 
-@mm.derivative
+@mm.derivative(reads={"a": ("b",), "b": ("a",)})
 def _(grad, a, b, *, needs_input_grad, K):
     return (K.mm(grad, _mH(K, b)) if needs_input_grad[0] else None,
             _mat2_grad(a, grad, b, K) if needs_input_grad[1] else None)
@@ -235,7 +235,7 @@ def _(a, b):
     return TensorMeta(_bmm_sizes(tuple(a.shape), tuple(b.shape), a.dtype, b.dtype), a.dtype)
 
 
-@bmm.derivative
+@bmm.derivative(reads={"a": ("b",), "b": ("a",)})
 def _(grad, a, b):
     return grad.bmm(b.mH), a.mH.bmm(grad)
 
@@ -255,7 +255,7 @@ def _(a, b):
     return TensorMeta(_mv_sizes(tuple(a.shape), tuple(b.shape), a.dtype, b.dtype), a.dtype)
 
 
-@mv.derivative
+@mv.derivative(reads={"a": ("b",), "b": ("a",)})
 def _(grad, a, b):
     return grad.unsqueeze(1) * b.conj(), a.mH.mv(grad)
 
@@ -273,7 +273,7 @@ def _(a, b):
     return TensorMeta(_dot_sizes(tuple(a.shape), tuple(b.shape), a.dtype, b.dtype), a.dtype)
 
 
-@dot.derivative
+@dot.derivative(reads={"a": ("b",), "b": ("a",)})
 def _(grad, a, b):
     return grad * b.conj(), grad * a.conj()
 
@@ -289,7 +289,7 @@ def vdot(a, b):
 vdot.meta(dot.meta_rule)
 
 
-@vdot.derivative
+@vdot.derivative(reads={"a": ("b",), "b": ("a",)})
 def _(grad, a, b):
     # vdot(a, b) = sum(conj(a) * b)
     return (grad.conj() * b) if a.is_complex() else grad * b, grad * a
@@ -317,7 +317,7 @@ def _(a, b):
     return TensorMeta(matmul_meta(a, b), a.dtype)
 
 
-@matmul.derivative
+@matmul.derivative(reads={"a": ("b",), "b": ("a",)})
 def _(grad, a, b):
     da, db = a.dim(), b.dim()
     if da == 1 and db == 1:
@@ -403,7 +403,7 @@ def _(inp, a, b, *, beta=1, alpha=1):
     return TensorMeta(_expand_check(inp.shape, out), a.dtype)
 
 
-@addmm.derivative
+@addmm.derivative(reads={"inp": (), "a": ("b",), "b": ("a",)})
 def _(grad, a, b, *, beta, alpha, needs_input_grad, K):
     gab = grad if alpha == 1 else K.mul(grad, alpha)
     return ((grad if beta == 1 else K.mul(grad, beta)) if needs_input_grad[0] else None,
@@ -426,7 +426,7 @@ def _(inp, a, b, *, beta=1, alpha=1):
     return TensorMeta(out, a.dtype)
 
 
-@addmv.derivative
+@addmv.derivative(reads={"inp": (), "a": ("b",), "b": ("a",)})
 def _(grad, a, b, *, beta, alpha):
     gab = grad if alpha == 1 else grad * alpha
     return _input_grad(grad, beta), gab.unsqueeze(1) * b.conj(), a.mH.mv(gab)
@@ -449,7 +449,7 @@ def _(inp, a, b, *, beta=1, alpha=1):
     return TensorMeta(_expand_check(inp.shape, out), D.promote_types(a.dtype, b.dtype))
 
 
-@addr.derivative
+@addr.derivative(reads={"inp": (), "a": ("b",), "b": ("a",)})
 def _(grad, a, b, *, beta, alpha):
     gab = grad if alpha == 1 else grad * alpha
     return _input_grad(grad, beta), gab.mv(b.conj()), gab.mT.mv(a.conj())
@@ -469,7 +469,7 @@ def _(inp, a, b, *, beta=1, alpha=1):
     return TensorMeta(_expand_check(inp.shape, out), a.dtype)
 
 
-@baddbmm.derivative
+@baddbmm.derivative(reads={"inp": (), "a": ("b",), "b": ("a",)})
 def _(grad, a, b, *, beta, alpha):
     gab = grad if alpha == 1 else grad * alpha
     return _input_grad(grad, beta), gab.bmm(b.mH), a.mH.bmm(gab)

@@ -137,7 +137,7 @@ def mul(a, b):
 mul.inplace_writer(np.multiply)
 
 
-@mul.derivative
+@mul.derivative(reads={"a": ("b",), "b": ("a",)})
 def _(grad, a, b, *, needs_input_grad, K):
     return (K.mul(grad, _conj(b)) if needs_input_grad[0] else None,
             K.mul(grad, _conj(a)) if needs_input_grad[1] else None)
@@ -151,7 +151,7 @@ def div(a, b):
 div.inplace_writer(np.true_divide)
 
 
-@div.derivative
+@div.derivative(reads={"a": ("b",), "b": ("a", "b")})
 def _(grad, a, b, *, needs_input_grad, K):
     gb = K.div(K.mul(K.neg(grad), _conj(a)), _conj(K.mul(b, b))) if needs_input_grad[1] else None
     return (K.div(grad, _conj(b)) if needs_input_grad[0] else None), gb
@@ -202,7 +202,7 @@ def remainder(a, b):
     return np.remainder(a, b)
 
 
-@remainder.derivative
+@remainder.derivative(reads={"a": (), "b": ("a", "b")})
 def _(grad, a, b):
     if not _is_t(a):  # scalar % tensor: torch has no derivative w.r.t. the divisor here
         raise RuntimeError("derivative for aten::remainder is not implemented")
@@ -218,7 +218,7 @@ def fmod(a, b):
     return np.fmod(a, b)
 
 
-@fmod.derivative
+@fmod.derivative(reads={"a": (), "b": ("a", "b")})
 def _(grad, a, b):
     return grad, (-grad * a.div(b, rounding_mode="trunc") if _is_t(b) else None)
 
@@ -482,7 +482,8 @@ logaddexp2 = primitive("logaddexp2", kind="pointwise", expr="logaddexp2(a, b)")(
     _float_binary("logaddexp2_cpu", np.logaddexp2))
 logaddexp2.derivative(lambda grad, a, b: (grad / (1 + (b - a).exp2()), grad / (1 + (a - b).exp2())))
 hypot = primitive("hypot", kind="pointwise", expr="hypot(a, b)")(_float_binary("hypot_cpu", np.hypot))
-hypot.derivative(lambda grad, a, b, out: (grad * a / out, grad * b / out))
+hypot.derivative(lambda grad, a, b, out: (grad * a / out, grad * b / out),
+                 reads={"a": ("a", "out"), "b": ("b", "out")})
 
 
 @primitive("lerp", kind="pointwise", promote_args=(0, 1), expr="a + weight * (b - a)")
@@ -511,7 +512,7 @@ def _lerp_into(a, b, w, *, out):
         np.subtract(b, diff, out=out)
 
 
-@lerp.derivative
+@lerp.derivative(reads={"a": ("weight",), "b": ("weight",), "weight": ("a", "b", "weight")})
 def _(grad, a, b, weight):
     gw = grad * (b - a) if _is_t(weight) else None
     return grad * (1 - weight), grad * weight, gw
@@ -537,7 +538,7 @@ def _addcmul_into(a, t1, t2, *, out, value=1):
     np.add(a, prod, out=out)
 
 
-@addcmul.derivative
+@addcmul.derivative(reads={"a": (), "t1": ("t2",), "t2": ("t1",)})
 def _(grad, t1, t2, *, value):
     g = grad if value == 1 else grad * value
     return grad, g * _conj(t2), g * _conj(t1)
@@ -569,7 +570,7 @@ def _addcdiv_into(a, t1, t2, *, out, value=1):
     np.add(a, q, out=out)
 
 
-@addcdiv.derivative
+@addcdiv.derivative(reads={"a": ("t2",), "t1": ("t2",), "t2": ("t1", "t2")})
 def _(grad, t1, t2, *, value):
     g = grad if value == 1 else grad * value
     return grad, g / _conj(t2), -g * _conj(t1) / _conj(t2 * t2)

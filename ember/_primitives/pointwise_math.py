@@ -103,7 +103,7 @@ def copysign(a, b):
     return np.copysign(a, b)
 
 
-@copysign.derivative
+@copysign.derivative(reads={"a": ("a", "out"), "b": ()})
 def _(grad, a, out, b):
     # torch: grad * out / a, with 0 where a == 0
     ga = grad * (out / a).where(a != 0, 0)

@@ -18,7 +18,7 @@ import numpy as _np
 from .._primitives._registry import ARRAY_K, TENSOR_K, _array_sum_to_size
 from .._tensor_base import wrap
 from .graph import _FREED, _RAW_DTYPES, PrimNode, SavedGroup, _modified_message, _ndarray, _unwrap
-from .graph import raw_via_tensors
+from .graph import raw_via_tensors, unchecked_alias
 
 __all__ = ["node_class_for"]
 
@@ -91,6 +91,9 @@ def _specialised_apply(op, raw: bool = False):
                              f"a{k}._output_nr, vc.value, v))\n"
                              f"        if a{k}._dtype is not gdt or a{k}._data is None:\n"
                              f"            return raw_via_tensors(self, grads)\n        a{k} = a{k}._data\n"
+                             f"    elif type(a{k}) is tuple:\n"  # read by no needed gradient: unchecked
+                             f"        if a{k}[1] is not gdt or a{k}[0] is None:\n"
+                             f"            return raw_via_tensors(self, grads)\n        a{k} = a{k}[0]\n"
                              f"    elif type(a{k}) is SavedGroup:\n        return raw_via_tensors(self, grads)\n")
             else:  # an output saved as (array, dtype, version counter, meta)
                 lines.append(f"    a{k}, dt, vc, _ = saved[{k}]\n"
@@ -108,6 +111,7 @@ def _specialised_apply(op, raw: bool = False):
                              f"            if vc is not None and vc.value != v:\n"
                              f"                raise RuntimeError(_modified_message(a{k}, a{k}._grad_fn, "
                              f"a{k}._output_nr, vc.value, v))\n"
+                             f"        elif type(a{k}) is tuple:\n            a{k} = unchecked_alias(a{k})\n"
                              f"        elif type(a{k}) is SavedGroup:\n            a{k} = a{k}.unpack(self)\n")
             else:
                 lines.append(f"        a{k} = self._output(saved[{k}], versions[{k}], {i})\n")
@@ -158,7 +162,7 @@ def _specialised_apply(op, raw: bool = False):
                      "            r = r.real.to(dt) if (r._dtype.is_complex and not dt.is_complex) else r.to(dt)\n"
                      "        out.append(r)\n    return out\n")
     ns = {"op": op, "_DEFAULTS": op.param_defaults, "_FREED": _FREED, "_modified_message": _modified_message,
-          "SavedGroup": SavedGroup, "TENSOR_K": TENSOR_K, "ARRAY_K": ARRAY_K, "_ndarray": _ndarray,
+          "SavedGroup": SavedGroup, "unchecked_alias": unchecked_alias, "TENSOR_K": TENSOR_K, "ARRAY_K": ARRAY_K, "_ndarray": _ndarray,
           "_RAW_DTYPES": _RAW_DTYPES, "raw_via_tensors": raw_via_tensors, "_asarray": _np.asarray,
           "_array_sum_to_size": _array_sum_to_size, "wrap": wrap, "_unwrap": _unwrap, "_fit_raw": _fit_raw}
     kind = "raw backward" if raw else "backward"

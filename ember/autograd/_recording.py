@@ -22,13 +22,14 @@ from .._tensor_base import AutogradMeta, TensorBase, shape_of
 from .grad_mode import LEAN, STATE
 from .._storage import VersionCounter
 from .graph import LOCAL, SPECIAL_RECORDING, AccumulateGrad, Node, SavedGroup, SavedTensor, anomaly_trace
+from .graph import unchecked_alias
 from ._node_codegen import node_class_for
 from .graph import _seq as _SEQ
 
 _new = object.__new__
 _init_node = Node.__init__  # the Node constructor on a bare instance (CopySlices; record inlines it)
 
-__all__ = ["record", "fast_record_source", "fast_record_names", "recorder_for", "record_inplace", "edge_of", "grad_accumulator", "copy_slices",
+__all__ = ["record", "saved_input_read", "fast_record_source", "fast_record_names", "recorder_for", "record_inplace", "edge_of", "grad_accumulator", "copy_slices",
            "CopySlices", "mark_multi_view", "check_multi_view_write"]
 
 
@@ -188,12 +189,18 @@ def record(op, args, params, outs, inplace_self_saved=None):
         node._saved, node._versions = _saved_objects(op, args, outs_t, inplace_self_saved), None
     else:  # lean: the values themselves plus the versions of tensors (graph.PrimNode._unpack)
         saved, versions = [], []
-        for kind, i in op.save_plan:
+        readers = op.save_readers
+        for k, (kind, i) in enumerate(op.save_plan):
             if kind == 0:  # an input
                 v = args[i]
                 if i == 0 and inplace_self_saved is not None:
                     v = inplace_self_saved
                 if isinstance(v, TensorBase):
+                    if readers is not None and not _read_by_grad(readers[k], args):
+                        # no gradient that is needed reads it: its array, without a version check
+                        saved.append((v._data, v._dtype, None, v._meta))
+                        versions.append(None)
+                        continue
                     vc = v._vc
                     versions.append(vc.value if vc is not None else 0)
                 elif type(v) is list or type(v) is tuple:
@@ -234,16 +241,47 @@ def record(op, args, params, outs, inplace_self_saved=None):
     return node
 
 
+def _read_by_grad(by, args) -> bool:
+    """Whether an input whose gradient reads a saved value (``by``: input indices, None: every
+    input) requires grad."""
+    if by is None:
+        return True
+    for j in by:
+        a = args[j]
+        if isinstance(a, TensorBase):
+            if a._requires_grad:
+                return True
+        elif (type(a) is list or type(a) is tuple) and any(
+                isinstance(x, TensorBase) and x._requires_grad for x in a):
+            return True
+    return False
+
+
+def saved_input_read(op, i: int, args) -> bool:
+    """Whether ``record(op, args, ...)`` would keep input ``i`` for a gradient that is needed (so
+    ``x.op_(...)`` must save a copy of ``x``'s old value first)."""
+    readers = op.save_readers
+    for k, (kind, j) in enumerate(op.save_plan):
+        if kind == 0 and j == i and (readers is None or _read_by_grad(readers[k], args)):
+            return True
+    return False
+
+
 def _saved_objects(op, args, outs_t, inplace_self_saved) -> list:
-    """What the derivative asked for as ``SavedTensor`` objects (saved-tensor hooks are active)."""
+    """What the derivative asked for as ``SavedTensor`` objects (saved-tensor hooks are active); an
+    input no needed gradient reads is not packed (as in torch): a fresh alias of it, unchecked."""
     saved = []
-    for kind, i in op.save_plan:
+    readers = op.save_readers
+    for k, (kind, i) in enumerate(op.save_plan):
         if kind == 0:
             v = args[i]
             if i == 0 and inplace_self_saved is not None:
                 v = inplace_self_saved
             if isinstance(v, TensorBase):
-                saved.append(SavedTensor(v))
+                if readers is not None and not _read_by_grad(readers[k], args):
+                    saved.append(_Value(unchecked_alias((v._data, v._dtype, None, v._meta))))
+                else:
+                    saved.append(SavedTensor(v))
             elif type(v) is list or type(v) is tuple:
                 saved.append(SavedGroup([SavedTensor(x) if isinstance(x, TensorBase) else None
                                          for x in v]))
@@ -280,7 +318,9 @@ def fast_record_source(op, xs, argtuple: str, params: str, indent: str) -> str:
     thread's state); otherwise, or when the op's derivative was registered again after the fast path
     was generated (a new node class), the general ``record`` runs if this thread's grad mode is on.
     A fresh output saved for backward gets no version counter: ``Tensor._version_cell`` hands the
-    node the counter if one is ever made (``PrimNode.adopt_counter``). Names it needs come from
+    node the counter if one is ever made (``PrimNode.adopt_counter``). A saved input that, by the
+    derivative's ``reads``, no input requiring grad reads is kept as ``(array, dtype, None, meta)``
+    with version None (unchecked); which inputs' ``r<i>`` decide that is written in here. Names it needs come from
     ``fast_record_names``; ``cls`` is the op's node class."""
     n = len(xs)
     any_grad = " or ".join(f"r{i}" for i in range(n))
@@ -306,8 +346,30 @@ def fast_record_source(op, xs, argtuple: str, params: str, indent: str) -> str:
                  f"{i2}node._seq = next(_SEQ)\n{i2}node._extra = None\n"
                  + (f"{i2}node.params = {params}\n" if op.takes_params else ""))
     saved, versions = [], []
-    for k, (kind, i) in enumerate(op.save_plan):
-        if kind == 0:  # an input: the tensor itself and its version, or a Python scalar / None
+    readers = op.save_readers or (None,) * len(op.save_plan)
+    for k, ((kind, i), by) in enumerate(zip(op.save_plan, readers)):
+        # ``by`` (the inputs whose gradient reads this saved input, decided here once per op): when
+        # none of them requires grad, the input's array is kept without a version check
+        unchecked = f"(({xs[i]})._data, k{i}, None, ({xs[i]})._meta)"
+        if kind == 0 and by is not None and (n == 1 or not by):
+            # one input (it requires grad) or no gradient reads it: known now
+            if by:
+                lines.append(f"{i2}vc = {xs[i]}._vc\n{i2}v{k} = vc.value if vc is not None else 0\n")
+                saved.append(xs[i])
+            elif n == 1:
+                lines.append(f"{i2}v{k} = None\n")
+                saved.append(unchecked)
+            else:
+                lines.append(f"{i2}if r{i} is not None:\n{i3}s{k} = {unchecked}\n"
+                             f"{i2}else:\n{i3}s{k} = {xs[i]}\n{i2}v{k} = None\n")
+                saved.append(f"s{k}")
+        elif kind == 0 and by is not None:  # read by some inputs' gradients: checked if one needs it
+            lines.append(f"{i2}if r{i} is None:\n{i3}v{k} = None\n{i3}s{k} = {xs[i]}\n"
+                         f"{i2}elif {' or '.join(f'r{j}' for j in by)}:\n{i3}vc = {xs[i]}._vc\n"
+                         f"{i3}v{k} = vc.value if vc is not None else 0\n{i3}s{k} = {xs[i]}\n"
+                         f"{i2}else:\n{i3}v{k} = None\n{i3}s{k} = {unchecked}\n")
+            saved.append(f"s{k}")
+        elif kind == 0:  # an input: the tensor itself and its version, or a Python scalar / None
             if n == 1:
                 lines.append(f"{i2}vc = {xs[i]}._vc\n{i2}v{k} = vc.value if vc is not None else 0\n")
             else:

@@ -168,7 +168,8 @@ class PrimNode(Node):
     Saved values are kept lean (``_recording.record``): one entry per name in ``op.save_plan`` in
     ``_saved`` (an input tensor itself, a non-tensor value, or an output as ``(array, dtype, version
     counter, meta)`` so no output -> node -> output cycle exists) and the version each tensor had in
-    ``_versions``. Only while saved-tensor hooks are active are ``SavedTensor`` objects made
+    ``_versions``; an input no needed gradient reads as ``(array, dtype, None, meta)`` with version
+    None (``unchecked_alias`` unpacks it). Only while saved-tensor hooks are active are ``SavedTensor`` objects made
     (``_versions`` is then None).
 
     Each op has its own subclass (``_node_codegen.node_class_for``) holding ``op`` as a class
@@ -211,6 +212,8 @@ class PrimNode(Node):
                     if vc is not None and vc.value != v:
                         raise RuntimeError(_modified_message(item, item._grad_fn, item._output_nr,
                                                              vc.value, v))
+                elif type(item) is tuple:  # read by no needed gradient: unchecked
+                    item = unchecked_alias(item)
                 elif type(item) is SavedGroup:
                     item = item.unpack(self)
                 out.append(item)
@@ -289,6 +292,13 @@ class PrimNode(Node):
                 data, dtype, _, meta = saved[k]
                 saved = saved[:k] + ((data, dtype, vc, meta),) + saved[k + 1:]
         self._saved = saved
+
+
+def unchecked_alias(item):
+    """A Tensor over a saved input kept as ``(array, dtype, None, meta)`` because no gradient that
+    is needed reads it (``OpDef.save_readers``): its own (absent) version counter, so no check."""
+    data, dtype, _, meta = item
+    return new_tensor(_TENSOR_CLASS[0], data, dtype, meta)
 
 
 class _SavedEntry:
@@ -543,11 +553,14 @@ def _modified_message(t, fn, nr, current, version) -> str:
     where = ""
     if fn is not None:
         where = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', fn.name())},"
+    hint = ("the backtrace further above shows the operation that failed to compute its gradient. "
+            "The variable in question was changed in there or anywhere later. Good luck!"
+            if LOCAL.anomaly else  # (anomaly mode printed the forward traceback)
+            "enable anomaly detection to find the operation that failed to compute its gradient, "
+            "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return ("one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [{t._type_string()} {list(t.shape)}]{where} is at version "
-            f"{current}; expected version {version} instead. Hint: enable anomaly "
-            "detection to find the operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+            f"{current}; expected version {version} instead. Hint: {hint}")
 
 
 class saved_tensors_hooks:

@@ -101,7 +101,7 @@ def test_params_stay_leaves_and_versions_bump(name):
     assert p._base is None and p.is_leaf and p.grad_fn is None and p.requires_grad
     for k in seen[-1]:  # every state tensor is written each step
         assert seen[-1][k] > seen[-2][k]
-    y = p * 2  # a graph saved before a step sees the write, as torch
+    y = p * p  # a graph saved before a step sees the write, as torch (``p * 2`` saves no p in torch)
     p.grad = ember.ones(4, 3)
     opt.step()
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
