@@ -38,3 +38,17 @@ def median_us(fn, args) -> float:
     clock = time.thread_time if args.thread_time else time.perf_counter
     return statistics.median(time_step(fn, args.number, args.repeat, 0, clock)
                              for _ in range(args.runs)) * 1e3
+
+
+def print_comparison(cases, args) -> None:
+    """Time ``cases(lib)`` (a list of (name, call) for one library) for torch and ember alike and
+    print microseconds per call and ember / torch (options of :func:`micro_parser`)."""
+    import torch  # noqa: PLC0415
+
+    import ember  # noqa: PLC0415
+    torch.set_num_threads(1)
+    table = {lib: cases(lib) for lib in (torch, ember)}
+    print(f"{'case':28s} {'ember us':>9s} {'torch us':>9s} {'ratio':>6s}")
+    for k, (name, _) in enumerate(table[ember]):
+        us = {lib: median_us(table[lib][k][1], args) for lib in (torch, ember)}
+        print(f"{name:28s} {us[ember]:9.3f} {us[torch]:9.3f} {us[ember] / us[torch]:6.2f}")

@@ -32,17 +32,7 @@ def _cases(lib):
 
 
 def main() -> None:
-    args = _timing.micro_parser(__doc__.splitlines()[0]).parse_args()
-
-    import torch
-
-    import ember
-    torch.set_num_threads(1)
-    cases = {lib: _cases(lib) for lib in (torch, ember)}
-    print(f"{'case':28s} {'ember us':>9s} {'torch us':>9s} {'ratio':>6s}")
-    for k, (name, _) in enumerate(cases[ember]):
-        us = {lib: _timing.median_us(cases[lib][k][1], args) for lib in (torch, ember)}
-        print(f"{name:28s} {us[ember]:9.3f} {us[torch]:9.3f} {us[ember] / us[torch]:6.2f}")
+    _timing.print_comparison(_cases, _timing.micro_parser(__doc__.splitlines()[0]).parse_args())
 
 
 if __name__ == "__main__":
